@@ -1,0 +1,3 @@
+from mjtable.cli import main
+
+raise SystemExit(main())

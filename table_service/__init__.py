@@ -1,0 +1,1 @@
+"""The table service: the game mirror, its rules engine, persistence and the API."""

@@ -1,0 +1,291 @@
+"""The 台 table (taiwan16.md §4) as data: one row per item.
+
+Each row has its id, Chinese name, 台 per occurrence, a predicate returning how
+many times it occurs in a hand's `Facts`, and the items it excludes. The
+assembler (`scoring.py`) adds every matching row and drops whatever a matching
+row excludes; a rule profile changes only row values. Exclusions that hold per
+flower colour (花槓 replaces *that colour's* 花牌) live in the predicate, since
+they are not whole items.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Final
+
+from table_service.rules.hand import Declaration, FlowerWin, Timing, WinKind
+from table_service.rules.tiles import DRAGONS, FIRST_HONOUR, WINDS, flower_colour
+
+
+@dataclass(frozen=True, slots=True)
+class SetFact:
+    """One of the five sets of a reading."""
+
+    kind: int  # the triplet's kind, or the sequence's lowest kind
+    sequence: bool
+    concealed: bool  # counts toward 暗坎 (I2: a triplet finished by a discard does not)
+    melded: bool  # laid down as a meld (吃 碰 槓, 暗槓 included)
+    exposed: bool  # taken or shown from others: 吃, 碰, 明槓
+
+
+@dataclass(frozen=True, slots=True)
+class Facts:
+    """What the 台 predicates may look at: one reading of one declared win."""
+
+    sets: tuple[SetFact, ...]
+    pair: int  # kind of the pair; -1 for a 嚦咕嚦咕 reading
+    suits: frozenset[int]  # 0 萬 1 筒 2 索 present anywhere in the hand
+    has_honour: bool
+    win: WinKind
+    waits: int  # number of kinds the hand waited on (I3, I8)
+    single_tile_left: bool
+    flowers: frozenset[int]  # the flowers that score (a robbed flower is left out)
+    seat_position: int  # 1–4
+    seat_wind: int  # kind of the seat wind
+    round_wind: int  # kind of the round wind
+    replacement: bool
+    last_tile: bool
+    declared: Declaration | None
+    timing: Timing | None
+    flower_win: FlowerWin | None
+    lik_gu: bool
+
+    @property
+    def self_drawn(self) -> bool:
+        return self.win == "self_draw"
+
+    @property
+    def concealed_hand(self) -> bool:
+        """門清: no 吃, 碰 or 明槓."""
+        return not any(s.exposed for s in self.sets)
+
+    def triplets_of(self, kinds: tuple[int, ...]) -> int:
+        return sum(1 for s in self.sets if not s.sequence and s.kind in kinds)
+
+    def concealed_triplets(self) -> int:
+        return sum(1 for s in self.sets if not s.sequence and s.concealed)
+
+    def complete_colours(self) -> set[int]:
+        return {c for c in (0, 1) if sum(flower_colour(f) == c for f in self.flowers) == 4}
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    id: str
+    name: str
+    tai: int
+    count: Callable[[Facts], int]
+    excludes: frozenset[str] = frozenset()
+
+
+def _n(flag: bool) -> int:
+    return 1 if flag else 0
+
+
+def _seat_flowers(f: Facts) -> int:
+    full = f.complete_colours()
+    return sum(
+        1
+        for flower in f.flowers
+        if (flower - 1) % 4 + 1 == f.seat_position and flower_colour(flower) not in full
+    )
+
+
+def _ping_hu(f: Facts) -> int:
+    return _n(
+        all(s.sequence for s in f.sets)
+        and f.pair < FIRST_HONOUR
+        and not f.has_honour
+        and not f.flowers
+        and f.waits > 1
+        and not f.self_drawn
+    )
+
+
+_SELF_DRAW_ITEMS: Final = frozenset({"self_draw"})
+
+# Reading-independent facts of a 嚦咕嚦咕 that it keeps (§4, row lik_gu).
+_LIK_GU_KEEPS: Final = frozenset(
+    {
+        "lik_gu", "seat_flower", "flower_kong", "all_flowers", "seat_wind_pong",
+        "round_wind_pong", "dragon_pong", "half_flush", "full_flush", "concealed_self_draw",
+    }
+)  # fmt: skip
+
+_ROWS: Final[tuple[Item, ...]] = (
+    Item("seat_wind_pong", "風字坎", 1, lambda f: f.triplets_of((f.seat_wind,))),
+    Item("round_wind_pong", "風字坎", 1, lambda f: f.triplets_of((f.round_wind,))),
+    Item("dragon_pong", "箭字坎", 1, lambda f: f.triplets_of(DRAGONS)),
+    Item("concealed", "門清", 1, lambda f: _n(f.concealed_hand)),
+    Item(
+        "concealed_self_draw",
+        "不求.自摸",
+        2,
+        lambda f: _n(f.concealed_hand and f.self_drawn),
+        _SELF_DRAW_ITEMS,
+    ),
+    Item(
+        "all_melded",
+        "全求",
+        2,
+        lambda f: _n(f.single_tile_left and all(s.exposed for s in f.sets) and not f.self_drawn),
+    ),
+    Item(
+        "half_melded",
+        "半求",
+        1,
+        lambda f: _n(
+            f.single_tile_left
+            and all(s.melded for s in f.sets)
+            and any(s.exposed for s in f.sets)
+            and f.self_drawn
+        ),
+    ),
+    Item("ping_hu", "平胡", 2, _ping_hu),
+    Item("all_pongs", "對對胡", 4, lambda f: _n(not any(s.sequence for s in f.sets))),
+    Item("single_wait", "獨聽", 1, lambda f: _n(f.waits == 1)),
+    Item("robbing_kong", "搶槓", 1, lambda f: _n(f.win == "robbing_kong")),
+    Item(
+        "all_honors",
+        "字一色",
+        16,
+        lambda f: _n(not f.suits and not f.lik_gu),
+        frozenset({"all_pongs"}),
+    ),
+    Item("full_flush", "清一色", 12, lambda f: _n(len(f.suits) == 1 and not f.has_honour)),
+    Item("half_flush", "湊一色", 4, lambda f: _n(len(f.suits) == 1 and f.has_honour)),
+    Item("three_concealed_pongs", "三暗坎", 2, lambda f: _n(f.concealed_triplets() >= 3)),
+    Item(
+        "four_concealed_pongs",
+        "四暗坎",
+        5,
+        lambda f: _n(f.concealed_triplets() >= 4),
+        frozenset({"three_concealed_pongs"}),
+    ),
+    Item(
+        "five_concealed_pongs",
+        "五暗坎",
+        13,
+        lambda f: _n(f.concealed_triplets() == 5),
+        frozenset({"four_concealed_pongs", "three_concealed_pongs", "concealed", "all_pongs"}),
+    ),
+    Item(
+        "big_four_winds",
+        "大四喜",
+        16,
+        lambda f: _n(f.triplets_of(WINDS) == 4),
+        frozenset({"seat_wind_pong", "round_wind_pong"}),
+    ),
+    Item(
+        "small_four_winds",
+        "小四喜",
+        8,
+        lambda f: _n(f.triplets_of(WINDS) == 3 and f.pair in WINDS),
+    ),
+    Item(
+        "big_three_dragons",
+        "大三元",
+        8,
+        lambda f: _n(f.triplets_of(DRAGONS) == 3),
+        frozenset({"dragon_pong"}),
+    ),
+    Item(
+        "small_three_dragons",
+        "小三元",
+        4,
+        lambda f: _n(f.triplets_of(DRAGONS) == 2 and f.pair in DRAGONS),
+        frozenset({"dragon_pong"}),
+    ),
+    Item("self_draw", "自摸", 1, lambda f: _n(f.self_drawn)),
+    Item("kong_bloom", "槓上開花", 1, lambda f: _n(f.replacement)),
+    Item("last_tile", "海底撈月", 1, lambda f: _n(f.last_tile)),
+    Item("seat_flower", "花牌", 1, _seat_flowers),
+    Item("flower_kong", "花槓", 2, lambda f: len(f.complete_colours())),
+    Item(
+        "all_flowers",
+        "滿花",
+        8,
+        lambda f: _n(len(f.flowers) == 8),
+        frozenset({"seat_flower", "flower_kong"}),
+    ),
+    Item("eight_immortals", "八仙過海", 8, lambda f: _n(f.flower_win == "eight_immortals")),
+    Item("seven_rob_one", "七搶一", 8, lambda f: _n(f.flower_win == "seven_rob_one")),
+    Item(
+        "heavenly_ready",
+        "天聽",
+        8,
+        lambda f: _n(f.declared == "heavenly_ready"),
+        frozenset({"concealed"}),
+    ),
+    Item(
+        "earthly_ready",
+        "地聽",
+        4,
+        lambda f: _n(f.declared == "earthly_ready"),
+        frozenset({"concealed"}),
+    ),
+    Item(
+        "heavenly_win",
+        "天胡",
+        16,
+        lambda f: _n(f.timing == "heavenly_win"),
+        frozenset(
+            {
+                "concealed",
+                "concealed_self_draw",
+                "self_draw",
+                "single_wait",
+                "ping_hu",
+                "kong_bloom",
+            }
+        ),
+    ),
+    Item(
+        "earthly_win",
+        "地胡",
+        16,
+        lambda f: _n(f.timing == "earthly_win"),
+        frozenset({"heavenly_ready", "concealed"}),
+    ),
+    Item(
+        "human_win",
+        "人胡",
+        8,
+        lambda f: _n(f.timing == "human_win"),
+        frozenset({"earthly_ready", "concealed"}),
+    ),
+    Item("all_honors_overlap", "字一色減計", -4, lambda f: _n(not f.suits and not f.lik_gu)),
+    Item("lik_gu", "嚦咕嚦咕", 8, lambda f: _n(f.lik_gu)),
+)
+
+
+def _with_lik_gu_exclusions(rows: tuple[Item, ...]) -> tuple[Item, ...]:
+    """嚦咕嚦咕 keeps only its listed companions: declare the rest as its exclusions."""
+    drop = frozenset(r.id for r in rows) - _LIK_GU_KEEPS
+    return tuple(Item(r.id, r.name, r.tai, r.count, drop) if r.id == "lik_gu" else r for r in rows)
+
+
+ITEMS: Final = _with_lik_gu_exclusions(_ROWS)
+ITEM_IDS: Final = tuple(item.id for item in ITEMS)
+ITEM_BY_ID: Final = {item.id: item for item in ITEMS}
+
+ENGLISH: Final = {
+    "seat_wind_pong": "seat wind pong", "round_wind_pong": "round wind pong",
+    "dragon_pong": "dragon pong", "concealed": "concealed hand",
+    "concealed_self_draw": "concealed self-draw", "all_melded": "all melded",
+    "half_melded": "half melded", "ping_hu": "all chows", "all_pongs": "all pongs",
+    "single_wait": "single wait", "robbing_kong": "robbing the kong",
+    "all_honors": "all honours", "full_flush": "full flush", "half_flush": "half flush",
+    "three_concealed_pongs": "three concealed pongs",
+    "four_concealed_pongs": "four concealed pongs",
+    "five_concealed_pongs": "five concealed pongs", "big_four_winds": "big four winds",
+    "small_four_winds": "small four winds", "big_three_dragons": "big three dragons",
+    "small_three_dragons": "small three dragons", "self_draw": "self-draw",
+    "kong_bloom": "win on a replacement", "last_tile": "last tile",
+    "seat_flower": "seat flower", "flower_kong": "flower kong", "all_flowers": "all flowers",
+    "eight_immortals": "eight immortals", "seven_rob_one": "seven rob one",
+    "heavenly_ready": "heavenly ready", "earthly_ready": "earthly ready",
+    "heavenly_win": "heavenly win", "earthly_win": "earthly win", "human_win": "human win",
+    "all_honors_overlap": "all honours overlap", "lik_gu": "seven pairs and a pong",
+}  # fmt: skip

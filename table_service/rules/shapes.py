@@ -1,0 +1,208 @@
+"""Hand shapes: readings as sets + pair, completeness, and waits (聽牌).
+
+Speed comes from the representation: the concealed tiles are a count vector of
+the 34 kinds, cut into four groups (萬 筒 索, honours); each group is keyed by
+its counts in base 5 and its readings are computed once and cached. A hand's
+readings are the product of its groups' readings with exactly one pair overall.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from itertools import product
+from typing import Final
+
+from table_service.rules.tiles import FIRST_HONOUR, N_KINDS
+
+# A group: (first kind, size, sequences allowed). Honours form no sequences.
+GROUPS: Final = ((0, 9, True), (9, 9, True), (18, 9, True), (FIRST_HONOUR, 7, False))
+_POW5: Final = tuple(5**i for i in range(9))
+
+# Readings as plain tuples for speed: a set is (kind, is_sequence), kind being the
+# triplet's kind or the sequence's lowest kind.
+SetShape = tuple[int, bool]
+GroupReading = tuple[tuple[SetShape, ...], int]  # (sets, pair kind or -1)
+
+NO_PAIR: Final = 1  # status bits of a group: decomposes into sets alone …
+ONE_PAIR: Final = 2  # … or into sets plus exactly one pair
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """One way to read the concealed tiles: sets (kind, is_sequence) and the pair."""
+
+    sets: tuple[SetShape, ...]
+    pair: int
+
+
+def group_key(counts: Sequence[int], group: int) -> int:
+    start, size, _ = GROUPS[group]
+    key = 0
+    for i in range(size):
+        key += counts[start + i] * _POW5[i]
+    return key
+
+
+def _decode(key: int, size: int) -> list[int]:
+    counts = []
+    for _ in range(size):
+        key, c = divmod(key, 5)
+        counts.append(c)
+    return counts
+
+
+@cache
+def group_readings(key: int, group: int) -> tuple[GroupReading, ...]:
+    """Every reading of one group's counts into sets and at most one pair."""
+    start, size, sequences = GROUPS[group]
+    counts = _decode(key, size)
+    found: list[GroupReading] = []
+
+    def walk(i: int, sets: list[SetShape], pair: int) -> None:
+        while i < size and counts[i] == 0:
+            i += 1
+        if i == size:
+            found.append((tuple(sets), pair))
+            return
+        # The lowest remaining tile must start one of: triplet, sequence, pair.
+        if counts[i] >= 3:
+            counts[i] -= 3
+            sets.append((start + i, False))
+            walk(i, sets, pair)
+            sets.pop()
+            counts[i] += 3
+        if sequences and i + 2 < size and counts[i + 1] and counts[i + 2]:
+            counts[i] -= 1
+            counts[i + 1] -= 1
+            counts[i + 2] -= 1
+            sets.append((start + i, True))
+            walk(i, sets, pair)
+            sets.pop()
+            counts[i] += 1
+            counts[i + 1] += 1
+            counts[i + 2] += 1
+        if pair < 0 and counts[i] >= 2:
+            counts[i] -= 2
+            walk(i, sets, start + i)
+            counts[i] += 2
+
+    walk(0, [], -1)
+    return tuple(found)
+
+
+@cache
+def group_status(key: int, group: int) -> int:
+    """NO_PAIR | ONE_PAIR bits: which ways this group can be fully read."""
+    status = 0
+    for _, pair in group_readings(key, group):
+        status |= NO_PAIR if pair < 0 else ONE_PAIR
+    return status
+
+
+@cache
+def group_completions(key: int, group: int) -> tuple[tuple[int, int], ...]:
+    """(kind, status after adding one tile of that kind) for each kind that reads."""
+    start, size, _ = GROUPS[group]
+    out = []
+    for i in range(size):
+        if (key // _POW5[i]) % 5 < 4:
+            status = group_status(key + _POW5[i], group)
+            if status:
+                out.append((start + i, status))
+    return tuple(out)
+
+
+def readings(counts: Sequence[int]) -> list[Reading]:
+    """Every reading of a concealed count vector as sets plus exactly one pair."""
+    per_group = []
+    for g in range(4):
+        options = group_readings(group_key(counts, g), g)
+        if not options:
+            return []
+        per_group.append(options)
+    found = []
+    for combo in product(*per_group):
+        pairs = [pair for _, pair in combo if pair >= 0]
+        if len(pairs) == 1:
+            found.append(Reading(tuple(s for sets, _ in combo for s in sets), pairs[0]))
+    return found
+
+
+def _combine(statuses: Sequence[int]) -> bool:
+    """Whether the groups read together with exactly one pair among them."""
+    with_pair = 0
+    for status in statuses:
+        if not status:
+            return False
+        if not status & NO_PAIR:
+            with_pair += 1
+    if with_pair > 1:
+        return False
+    if with_pair == 1:
+        return True
+    return any(status & ONE_PAIR for status in statuses)
+
+
+def is_complete(counts: Sequence[int]) -> bool:
+    """Whether the concealed count vector reads as sets plus one pair."""
+    return _combine([group_status(group_key(counts, g), g) for g in range(4)])
+
+
+def wait_kinds(counts: Sequence[int], held: Sequence[int] | None = None) -> list[int]:
+    """The kinds that would complete this concealed hand (its 聽牌), ascending.
+
+    `held` counts every copy the player holds (concealed and melds); a kind whose
+    four copies are all held cannot arrive and is no wait (假聽, I3).
+    """
+    held = counts if held is None else held
+    keys = [group_key(counts, g) for g in range(4)]
+    statuses = [group_status(k, g) for g, k in enumerate(keys)]
+    waits = []
+    for g in range(4):
+        others = statuses[:g] + statuses[g + 1 :]
+        if not all(others):
+            continue
+        others_can_pair = any(s & ONE_PAIR for s in others)
+        others_forced_pair = sum(1 for s in others if not s & NO_PAIR)
+        if others_forced_pair > 1:
+            continue
+        for kind, status in group_completions(keys[g], g):
+            if held[kind] >= 4:
+                continue
+            if others_forced_pair == 1:
+                ok = bool(status & NO_PAIR)
+            else:
+                ok = bool(status & ONE_PAIR) or (bool(status & NO_PAIR) and others_can_pair)
+            if ok:
+                waits.append(kind)
+    return waits
+
+
+def is_lik_gu(counts: Sequence[int]) -> bool:
+    """嚦咕嚦咕 shape: seven pairs of different kinds and a triplet of an eighth."""
+    pairs = triplets = 0
+    for c in counts:
+        if c == 2:
+            pairs += 1
+        elif c == 3:
+            triplets += 1
+        elif c:
+            return False
+    return pairs == 7 and triplets == 1
+
+
+def lik_gu_waits(counts: Sequence[int], held: Sequence[int] | None = None) -> list[int]:
+    """Kinds completing a 嚦咕嚦咕 from 16 concealed tiles (same 假聽 rule as wait_kinds)."""
+    held = counts if held is None else held
+    out = []
+    trial = list(counts)
+    for kind in range(N_KINDS):
+        if held[kind] >= 4 or counts[kind] not in (1, 2):
+            continue
+        trial[kind] += 1
+        if is_lik_gu(trial):
+            out.append(kind)
+        trial[kind] -= 1
+    return out
