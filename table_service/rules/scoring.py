@@ -100,15 +100,7 @@ def _score_flower_win(hand: Hand, profile: Profile) -> ScoreResult:
         own = _best_reading(hand, profile, frozenset(scoring))
     if own is None:
         return ScoreResult(True, row.tai, (flower_item,), dealer_tai(hand))
-    return ScoreResult(
-        True,
-        own.tai + row.tai,
-        (flower_item, *own.items),
-        own.dealer_tai,
-        None,
-        own.waits,
-        own.reading,
-    )
+    return own  # its facts carry flower_win, so the 8 台 item is among its rows
 
 
 def _held(hand: Hand) -> list[int]:
