@@ -108,9 +108,9 @@ def parse_hand(data: object) -> Hand:
     """Validate a score-format.md declaration; raise HandInputError naming the field."""
     if not isinstance(data, Mapping):
         raise HandInputError("hand", f"expected a JSON object, got {type(data).__name__}")
-    unknown = sorted(set(data) - _KEYS)
+    unknown = sorted(set(map(str, data)) - _KEYS)
     if unknown:
-        raise HandInputError(unknown[0], "unknown key")
+        raise HandInputError(unknown[0] if unknown[0].strip() else repr(unknown[0]), "unknown key")
     flower_win = _choice(data, "flower_win", FLOWER_WINS, None)
     flowers = _flowers(data.get("flowers", []))
     revealed = flower_win is None or any(k in data for k in ("concealed", "melds", "winning_tile"))

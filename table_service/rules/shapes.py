@@ -66,27 +66,24 @@ def group_readings(key: int, group: int) -> tuple[GroupReading, ...]:
         if i == size:
             found.append((tuple(sets), pair))
             return
-        # The lowest remaining tile must start one of: triplet, sequence, pair.
-        if counts[i] >= 3:
-            counts[i] -= 3
-            sets.append((start + i, False))
-            walk(i, sets, pair)
-            sets.pop()
-            counts[i] += 3
-        if sequences and i + 2 < size and counts[i + 1] and counts[i + 2]:
-            counts[i] -= 1
-            counts[i + 1] -= 1
-            counts[i + 2] -= 1
-            sets.append((start + i, True))
-            walk(i, sets, pair)
-            sets.pop()
-            counts[i] += 1
-            counts[i + 1] += 1
-            counts[i + 2] += 1
-        if pair < 0 and counts[i] >= 2:
-            counts[i] -= 2
-            walk(i, sets, start + i)
-            counts[i] += 2
+        # Every copy of kind i belongs to a triplet at i, the pair at i, or a sequence
+        # starting at i: choosing how many of each makes each reading appear once.
+        c = counts[i]
+        for triplets in (1, 0) if c >= 3 else (0,):
+            for pairs in (0, 1) if pair < 0 else (0,):
+                runs = c - 3 * triplets - 2 * pairs
+                if runs < 0 or (runs and not sequences):
+                    continue
+                if runs and (i + 2 >= size or counts[i + 1] < runs or counts[i + 2] < runs):
+                    continue
+                counts[i] = 0
+                counts[i + 1 : i + 3] = [x - runs for x in counts[i + 1 : i + 3]]
+                added = [(start + i, False)] * triplets + [(start + i, True)] * runs
+                sets.extend(added)
+                walk(i + 1, sets, start + i if pairs else pair)
+                del sets[len(sets) - len(added) :]
+                counts[i + 1 : i + 3] = [x + runs for x in counts[i + 1 : i + 3]]
+                counts[i] = c
 
     walk(0, [], -1)
     return tuple(found)

@@ -1,0 +1,216 @@
+"""Property tests: random legal hands, brute-force waits, fuzzed input, zero-sum money."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from table_service.rules import (
+    HandInputError,
+    HandOutcome,
+    Stakes,
+    net,
+    parse_hand,
+    readings,
+    score,
+    settle,
+    wait_kinds,
+)
+from table_service.rules.tiles import N_KINDS, kind_code
+
+SEQ_STARTS = [s * 9 + n for s in range(3) for n in range(7)]
+
+
+def naive_complete(counts: list[int], pair_used: bool = False) -> bool:
+    """An independent, slow check: sets + exactly one pair, leftmost tile first."""
+    i = next((k for k in range(N_KINDS) if counts[k]), None)
+    if i is None:
+        return pair_used
+    for take, is_pair in (([i, i], True), ([i, i, i], False), ([i, i + 1, i + 2], False)):
+        if is_pair and pair_used:
+            continue
+        if take[-1] != i and (i >= 27 or i % 9 > 6):
+            continue
+        if all(counts[k] >= take.count(k) for k in set(take)):
+            for k in take:
+                counts[k] -= 1
+            ok = naive_complete(counts, pair_used or is_pair)
+            for k in take:
+                counts[k] += 1
+            if ok:
+                return True
+    return False
+
+
+@st.composite
+def winning_hands(draw: st.DrawFn) -> dict[str, Any]:
+    """A legal 17-tile winning declaration: 5 sets + pair, ≤ 4 copies of any kind."""
+    used = [0] * N_KINDS
+    sets: list[tuple[str, int]] = []
+    honour_heavy = draw(st.booleans())
+    while len(sets) < 5:
+        if draw(st.booleans()) and not honour_heavy:
+            start = draw(st.sampled_from(SEQ_STARTS))
+            if all(used[start + j] < 4 for j in range(3)):
+                for j in range(3):
+                    used[start + j] += 1
+                sets.append(("seq", start))
+        else:
+            kind = draw(st.integers(27, 33) if honour_heavy else st.integers(0, 33))
+            if used[kind] == 0:
+                used[kind] += 3
+                sets.append(("tri", kind))
+    free = [k for k in range(N_KINDS) if used[k] <= 2]
+    pair = draw(st.sampled_from(free))
+    used[pair] += 2
+    n_melds = draw(st.integers(0, 5))
+    melds: list[dict[str, Any]] = []
+    concealed: list[int] = [pair, pair]
+    for i, (shape, kind) in enumerate(sets):
+        tiles = [kind, kind + 1, kind + 2] if shape == "seq" else [kind] * 3
+        if i < n_melds:
+            codes = [kind_code(k) for k in tiles]
+            if shape == "seq":
+                melds.append({"kind": "chi", "tiles": codes})
+            elif used[kind] < 4 and draw(st.booleans()):
+                used[kind] += 1
+                hidden = draw(st.booleans())
+                melds.append({"kind": "kong", "tiles": [*codes, codes[0]], "concealed": hidden})
+            else:
+                melds.append({"kind": "pong", "tiles": codes})
+        else:
+            concealed.extend(tiles)
+    winning = draw(st.sampled_from(concealed))
+    concealed.remove(winning)
+    win = draw(st.sampled_from(["self_draw", "discard", "robbing_kong"]))
+    flowers = draw(st.sets(st.integers(1, 8), max_size=8))
+    return {
+        "concealed": [kind_code(k) for k in concealed],
+        "melds": melds,
+        "winning_tile": kind_code(winning),
+        "win": win,
+        "flowers": [f"h{f}" for f in sorted(flowers)],
+        "seat_wind": draw(st.sampled_from("ESWN")),
+        "round_wind": draw(st.sampled_from("ESWN")),
+        "dealer": draw(st.booleans()),
+        "streak": draw(st.integers(0, 5)),
+        "replacement": win == "self_draw" and draw(st.booleans()),
+    }
+
+
+@settings(max_examples=400)
+@given(winning_hands())
+def test_legal_winning_hands_score_valid(data: dict[str, Any]) -> None:
+    hand = parse_hand(data)
+    result = score(hand)
+    assert result.valid, (data, result.reason)
+    assert result.tai == sum(i.tai for i in result.items)
+    assert result.dealer_tai == (1 + 2 * hand.streak if hand.dealer else 0)
+    assert hand.winning_tile in result.waits
+
+
+@settings(max_examples=400)
+@given(winning_hands())
+def test_readings_rebuild_the_concealed_tiles(data: dict[str, Any]) -> None:
+    counts = parse_hand(data).counts()
+    found = readings(counts)
+    assert found
+    for reading in found:
+        rebuilt = [0] * N_KINDS
+        rebuilt[reading.pair] += 2
+        for kind, sequence in reading.sets:
+            for k in (kind, kind + 1, kind + 2) if sequence else (kind, kind, kind):
+                rebuilt[k] += 1
+        assert rebuilt == counts
+    assert len(set(found)) == len(found)
+
+
+@st.composite
+def ready_or_not_hands(draw: st.DrawFn) -> list[int]:
+    """16-tile concealed count vectors: often ready (a win minus a tile), sometimes random."""
+    if draw(st.booleans()):
+        data = draw(winning_hands().filter(lambda d: not d["melds"]))
+        counts = parse_hand(data).counts()
+        counts[draw(st.sampled_from([k for k in range(N_KINDS) if counts[k]]))] -= 1
+        return counts
+    counts = [0] * N_KINDS
+    while sum(counts) < 16:
+        k = draw(st.integers(0, N_KINDS - 1))
+        if counts[k] < 4:
+            counts[k] += 1
+    return counts
+
+
+@settings(max_examples=500)
+@given(ready_or_not_hands())
+def test_wait_set_equals_brute_force(counts: list[int]) -> None:
+    brute = []
+    for kind in range(N_KINDS):
+        if counts[kind] < 4:
+            counts[kind] += 1
+            if naive_complete(counts):
+                brute.append(kind)
+            counts[kind] -= 1
+    assert wait_kinds(counts) == brute
+
+
+JSONISH = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 40) | st.sampled_from(["1m", "E", "h1", "x", "中"]),
+    lambda inner: st.lists(inner, max_size=18) | st.dictionaries(st.text(max_size=3), inner),
+    max_leaves=30,
+)
+KEYS = st.sampled_from(
+    ["concealed", "melds", "flowers", "winning_tile", "win", "seat_wind", "dealer", "streak",
+     "declared", "timing", "flower_win", "robbed_flower", "replacement"]
+)  # fmt: skip
+
+
+@settings(max_examples=500)
+@given(st.dictionaries(KEYS, JSONISH) | JSONISH, winning_hands(), st.data())
+def test_no_input_crashes_the_scorer(
+    garbage: Any, good: dict[str, Any], data: st.DataObject
+) -> None:
+    mutated = dict(good)
+    key = data.draw(KEYS)
+    mutated[key] = data.draw(JSONISH)
+    for candidate in (garbage, mutated):
+        try:
+            result = score(parse_hand(candidate))
+        except HandInputError as exc:
+            assert exc.field and str(exc).startswith(exc.field)
+        else:
+            assert result.valid in (True, False)
+
+
+KINDS = st.sampled_from(
+    ["discard", "self_draw", "robbing_kong", "eight_immortals", "seven_rob_one",
+     "seven_rob_one_self_draw", "false_win", "penalty"]
+)  # fmt: skip
+
+
+@given(
+    KINDS, st.integers(0, 3), st.integers(0, 3), st.integers(0, 3), st.integers(0, 40),
+    st.integers(0, 9), st.integers(0, 500), st.integers(0, 100),
+)  # fmt: skip
+def test_settlements_sum_to_zero(
+    kind: str, winner: int, payer: int, dealer: int, tai: int, streak: int, base: int, per: int
+) -> None:
+    assume(payer != winner)
+    if kind == "seven_rob_one_self_draw":
+        tai += 8
+    one_payer = kind in ("discard", "robbing_kong", "seven_rob_one", "seven_rob_one_self_draw")
+    outcome = HandOutcome(
+        kind=kind,  # type: ignore[arg-type]
+        winner=winner,
+        tai=tai,
+        dealer=dealer,
+        streak=streak,
+        payer=payer if one_payer else None,
+        stakes=Stakes(base, per),
+    )
+    payments = settle(outcome)
+    assert sum(net(payments)) == 0
+    assert all(p.amount >= base and p.payer != p.payee for p in payments)
+    assert len(payments) == (1 if kind in ("discard", "robbing_kong", "seven_rob_one") else 3)
