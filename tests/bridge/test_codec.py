@@ -1,4 +1,4 @@
-"""The codec's specific refusals: each bad input names its reason and never raises past the decoder."""
+"""The codec's specific refusals: each bad input names its reason; the decoder never raises."""
 
 from __future__ import annotations
 
@@ -68,7 +68,7 @@ def test_unknown_type_and_malformed_payload() -> None:
 
 
 def test_constructor_names_the_field() -> None:
-    with pytest.raises(ValueError, match="seat: 4 out of range 0..3"):
+    with pytest.raises(ValueError, match=r"seat: 4 out of range 0\.\.3"):
         c.TileDiscarded(4, 1)
     with pytest.raises(ValueError, match="end: 7 is not a End"):
         c.TileDrawn(0, 1, 7)  # type: ignore[arg-type]

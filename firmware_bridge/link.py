@@ -1,0 +1,412 @@
+"""The host side of the table link: handshake, in-order delivery, acks, heartbeats, reconnects.
+
+Runs over pyserial-asyncio-fast on a device path or a `socket://` URL. An event is
+acknowledged to the controller only after `EventStore.store` returned (it is then
+durable), so nothing acknowledged is ever lost. Rules: docs/protocol.md §3.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from functools import partial
+from typing import Literal, Protocol
+
+import serial  # type: ignore[import-untyped]
+import serial_asyncio_fast
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, wait_exponential
+
+from firmware_bridge.counters import Counters
+from firmware_bridge.protocol import catalogue as c
+from firmware_bridge.protocol.arq import Receiver, Sender, Timing, Verdict
+from firmware_bridge.protocol.catalogue import Direction, Message, from_frame, to_frame
+from firmware_bridge.protocol.errors import FrameError, PayloadError, VersionMismatch
+from firmware_bridge.protocol.frame import (
+    PROTOCOL_VERSION,
+    SEQ_MOD,
+    Frame,
+    FrameDecoder,
+    encode_frame,
+    seq_diff,
+)
+
+log = logging.getLogger(__name__)
+
+LinkState = Literal["connecting", "handshaking", "up", "down", "version_mismatch"]
+
+
+@dataclass(frozen=True, slots=True)
+class LinkEvent:
+    """One in-order event; `message` is None when the frame was intact but refused (`error`)."""
+
+    boot_id: int
+    seq: int
+    ts: float
+    frame_type: int
+    payload: bytes
+    message: Message | None
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LinkInfo:
+    """What the link knows of the controller, published retained on …/bridge/link."""
+
+    state: LinkState = "connecting"
+    port: str = ""
+    since: float = 0.0
+    protocol_version: int | None = None
+    firmware_version: str | None = None
+    controller_table_id: int | None = None
+    boot_id: int | None = None
+    last_seq: int | None = None
+
+
+class EventStore(Protocol):
+    """Durable storage the link writes through before acknowledging."""
+
+    def session(self) -> tuple[int, int] | None: ...
+    def set_session(self, boot_id: int, last_seq: int) -> None: ...
+    def store(self, events: Sequence[LinkEvent], boot_id: int, last_seq: int) -> None: ...
+
+
+class LinkDown(RuntimeError):
+    """A command was given while no session is up; it was not queued."""
+
+
+def _new_future() -> asyncio.Future[None]:
+    return asyncio.get_running_loop().create_future()
+
+
+@dataclass
+class _Wire(asyncio.Protocol):
+    on_data: Callable[[bytes], None]
+    lost: asyncio.Future[None] = field(default_factory=_new_future)
+
+    def data_received(self, data: bytes) -> None:
+        self.on_data(data)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.lost.done():
+            self.lost.set_result(None)
+
+
+def _same(wire: _Wire) -> _Wire:
+    return wire
+
+
+class HostLink:
+    """One table's link; `run()` keeps it up until cancelled, reopening the port as needed."""
+
+    def __init__(
+        self,
+        url: str,
+        store: EventStore,
+        counters: Counters,
+        *,
+        baudrate: int = 115200,
+        timing: Timing | None = None,
+        reopen_min: float = 0.2,
+        reopen_max: float = 5.0,
+        reopen_after_down: float = 10.0,
+        on_info: Callable[[LinkInfo], None] = lambda info: None,
+        on_error: Callable[[str, str, bytes], None] = lambda reason, detail, raw: None,
+        wall_clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.url = url
+        self.store = store
+        self.counters = counters
+        self.baudrate = baudrate
+        self.timing = timing or Timing()
+        self.reopen_min, self.reopen_max = reopen_min, reopen_max
+        self.reopen_after_down = reopen_after_down
+        self.on_info, self.on_error = on_info, on_error
+        self.wall_clock = wall_clock
+        self.info = LinkInfo(port=url, since=wall_clock())
+        self._sender = Sender(1, self.timing)
+        self._receiver = Receiver(1, self.timing)
+        self._decoder = FrameDecoder()
+        self._transport: asyncio.BaseTransport | None = None
+        self._session = False
+        self._known = store.session()
+        self._last_seq = self._known[1] if self._known else 0
+        self._last_rx = self._last_tx = self._last_sync = self._down_since = 0.0
+        self._started = time.monotonic()
+        self._opened_once = False
+
+    @property
+    def up(self) -> bool:
+        return self._session
+
+    def send(self, message: Message) -> None:
+        """Queue a command for the controller; raises LinkDown when no session is up."""
+        if message.DIRECTION is not Direction.COMMAND:
+            raise ValueError(f"type: {message.KIND} is not a host→device command")
+        if not self._session:
+            raise LinkDown(f"link: {self.info.state}, command {message.KIND} not sent")
+        self._sender.push(message)
+        self.counters.commands_sent += 1
+        self._flush(time.monotonic())
+
+    def resync(self) -> None:
+        """Ask the controller for a new handshake (SYNC)."""
+        self._set_session(False, "handshaking")
+        self._write(c.Sync(), time.monotonic())
+
+    async def run(self) -> None:
+        """Open, serve, and on loss reopen with exponential backoff, for ever."""
+        while True:
+            wire = await self._open()
+            try:
+                await self._serve(wire)
+            finally:
+                if self._transport is not None:
+                    self._transport.close()
+                self._transport = None
+                self._set_session(False, "connecting")
+
+    async def _open(self) -> _Wire:
+        loop = asyncio.get_running_loop()
+        lo, hi = self.reopen_min, self.reopen_max
+        retrying = AsyncRetrying(
+            wait=wait_exponential(multiplier=lo, min=lo, max=hi),
+            retry=retry_if_exception_type((OSError, serial.SerialException)),
+            before_sleep=self._log_retry,
+        )
+        wire = _Wire(self._on_data)
+        async for attempt in retrying:
+            with attempt:
+                wire = _Wire(self._on_data)
+                transport, _ = await serial_asyncio_fast.create_serial_connection(
+                    loop, partial(_same, wire), self.url, baudrate=self.baudrate
+                )
+        if self._opened_once:
+            self.counters.reconnects += 1
+        self._opened_once = True
+        self._transport = transport
+        self._decoder = FrameDecoder()
+        now = time.monotonic()
+        self._last_rx = self._down_since = now
+        self._set_session(False, "handshaking")
+        self._write(b"", now)  # a bare delimiter flushes the controller's partial run
+        self._write(c.Sync(), now)
+        return wire
+
+    async def _serve(self, wire: _Wire) -> None:
+        tick = min(0.02, self.timing.rto_initial / 2)
+        while not wire.lost.done():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(wire.lost), tick)
+            now = time.monotonic()
+            self._flush(now)
+            if self._session and now - self._last_rx > self.timing.silence:
+                self.counters.link_downs += 1
+                log.warning("link %s: silent %.1fs, down", self.url, now - self._last_rx)
+                self._set_session(False, "down")
+                self._down_since = now
+            if not self._session:
+                if now - self._last_sync >= self.timing.sync_repeat:
+                    self._write(c.Sync(), now)
+                if now - self._down_since > self.reopen_after_down:
+                    log.warning(
+                        "link %s: no session for %.0fs, reopening", self.url, now - self._down_since
+                    )
+                    return
+            if now - self._last_tx >= self.timing.heartbeat:
+                self._write(c.Heartbeat(int((now - self._started) * 1000) % 2**32), now)
+
+    def _log_retry(self, state: RetryCallState) -> None:
+        error = state.outcome.exception() if state.outcome else None
+        log.info("port %s: %s; retrying", self.url, error)
+
+    # --- receiving --------------------------------------------------------------
+
+    def _on_data(self, data: bytes) -> None:
+        now = time.monotonic()
+        batch: list[LinkEvent] = []
+        ack_due = False
+        for item in self._decoder.feed(data):
+            if isinstance(item, FrameError):
+                self._on_bad(item, now)
+                continue
+            self.counters.frames_good += 1
+            self._last_rx = now
+            if item.type == c.Hello.TYPE:
+                ack_due = self._commit(batch, ack_due, now)
+                batch = []
+                self._on_hello(item, now)
+            elif 0x10 <= item.type <= 0x7F:
+                ack_due |= self._on_sequenced(item, batch, now)
+            elif self._session:
+                self._on_link_frame(item, now)
+        self._commit(batch, ack_due, now)
+        self._flush(now)
+
+    def _on_bad(self, error: FrameError, now: float) -> None:
+        self.counters.bad(error.reason)
+        log.info("link %s: bad frame: %s", self.url, error)
+        self.on_error(error.reason, str(error), b"")
+        if isinstance(error, VersionMismatch) and error.frame_type == c.Hello.TYPE:
+            self._set_session(False, "version_mismatch")
+            welcome = c.Welcome(PROTOCOL_VERSION, c.HelloResult.VERSION_UNSUPPORTED, 1)
+            self._write(welcome, now)
+        elif self._session and self._receiver.nak_due(now):
+            self._write(c.Nak(self._receiver.expected), now)
+
+    def _on_sequenced(self, frame: Frame, batch: list[LinkEvent], now: float) -> bool:
+        if not self._session:
+            if now - self._last_sync > 0.2:
+                self._write(c.Sync(), now)
+            return False
+        self._sender_ack(frame.ack, now)
+        verdict = self._receiver.classify(frame.seq)
+        if verdict is Verdict.DUPLICATE:
+            self.counters.duplicates += 1
+            return True
+        if verdict is Verdict.GAP:
+            self.counters.gaps += 1
+            if self._receiver.nak_due(now):
+                self._write(c.Nak(self._receiver.expected), now)
+            return False
+        self._receiver.advance()
+        self._last_seq += 1
+        assert self.info.boot_id is not None
+        batch.append(self._event(frame, self._last_seq, self.info.boot_id))
+        return True
+
+    def _event(self, frame: Frame, seq: int, boot_id: int) -> LinkEvent:
+        message: Message | None = None
+        error: str | None = None
+        try:
+            message = from_frame(frame)
+            if message.DIRECTION is not Direction.EVENT:
+                error = f"type 0x{frame.type:02X}: {message.KIND} is not a device→host event"
+                message = None
+        except PayloadError as exc:
+            error = str(exc)
+        if error is not None:
+            self.counters.invalid_events += 1
+            log.warning("link %s: event seq %d refused: %s", self.url, seq, error)
+            self.on_error("invalid_event", error, frame.payload)
+        return LinkEvent(boot_id, seq, self.wall_clock(), frame.type, frame.payload, message, error)
+
+    def _commit(self, batch: list[LinkEvent], ack_due: bool, now: float) -> bool:
+        """Store the batch, then acknowledge; on a storage failure roll the receiver back."""
+        if batch:
+            assert self.info.boot_id is not None
+            try:
+                self.store.store(batch, self.info.boot_id, self._last_seq)
+            except Exception:
+                log.exception(
+                    "link %s: storing %d events failed; not acknowledged", self.url, len(batch)
+                )
+                self._last_seq -= len(batch)
+                self._receiver.expected = (self._receiver.expected - len(batch)) % SEQ_MOD
+                return False
+            self.counters.events += len(batch)
+            self._known = (self.info.boot_id, self._last_seq)
+        if ack_due and self._session:
+            self._write(c.Ack(), now)
+        return False
+
+    def _on_link_frame(self, frame: Frame, now: float) -> None:
+        self._sender_ack(frame.ack, now)
+        try:
+            message = from_frame(frame)
+        except PayloadError as exc:
+            self.counters.bad(exc.reason)
+            self.on_error(exc.reason, str(exc), frame.payload)
+            return
+        if isinstance(message, c.Nak):
+            for seq, m in self._sender.on_nak(message.expected, now):
+                self._write(m, now, seq)
+            self.counters.retransmits = self._sender.retransmits
+        elif self._receiver.behind(frame.seq) and self._receiver.nak_due(now):
+            self._write(c.Nak(self._receiver.expected), now)  # the tail was lost
+
+    def _on_hello(self, frame: Frame, now: float) -> None:
+        try:
+            hello = from_frame(frame)
+        except PayloadError as exc:
+            self.counters.bad(exc.reason)
+            self.on_error(exc.reason, str(exc), frame.payload)
+            return
+        assert isinstance(hello, c.Hello)
+        known = self._known
+        if known is not None and known[0] == hello.boot_id:
+            last = known[1]
+            skipped = seq_diff(hello.next_seq, (last + 1) % SEQ_MOD)
+            if skipped > 0:
+                self.counters.lost += skipped
+                lost = f"{last + 1}..{last + skipped}"
+                detail = f"boot {hello.boot_id}: events {lost} lost by the controller"
+                log.error("link %s: %s", self.url, detail)
+                self.on_error("lost", detail, b"")
+                last += skipped
+        else:
+            if known is not None:
+                self.counters.reboots += 1
+                log.warning(
+                    "link %s: controller rebooted (boot %d → %d)", self.url, known[0], hello.boot_id
+                )
+            last = hello.next_seq - 1
+        self.store.set_session(hello.boot_id, last)
+        self._known = (hello.boot_id, last)
+        self._last_seq = last
+        self._receiver.expected = (last + 1) % SEQ_MOD
+        dropped = self._sender.reset(1)
+        if dropped:
+            self.counters.commands_dropped += len(dropped)
+            self.on_error(
+                "commands_dropped", f"{len(dropped)} commands dropped by a new handshake", b""
+            )
+        self.info = replace(
+            self.info,
+            protocol_version=hello.protocol_version,
+            firmware_version=hello.firmware_version,
+            controller_table_id=hello.table_id,
+            boot_id=hello.boot_id,
+        )
+        self._write(c.Welcome(PROTOCOL_VERSION, c.HelloResult.ACCEPTED, 1), now)
+        self._set_session(True, "up")
+        self._sender.push(c.TimeSync(int(self.wall_clock() * 1000)))
+
+    # --- sending ----------------------------------------------------------------
+
+    def _sender_ack(self, ack: int, now: float) -> None:
+        self._sender.on_ack(ack, now)
+
+    def _flush(self, now: float) -> None:
+        if self._session:
+            for seq, m in self._sender.poll(now):
+                self._write(m, now, seq)
+            self.counters.retransmits = self._sender.retransmits
+
+    def _write(self, message: Message | bytes, now: float, seq: int | None = None) -> None:
+        if self._transport is None:
+            return
+        if isinstance(message, bytes):
+            data = message + b"\x00"
+        else:
+            frame = to_frame(
+                message, self._sender.last_sent if seq is None else seq, self._receiver.last
+            )
+            data = encode_frame(frame)
+            if isinstance(message, c.Sync):
+                self._last_sync = now
+        assert isinstance(self._transport, asyncio.WriteTransport)
+        self._transport.write(data)
+        self._last_tx = now
+
+    def _set_session(self, up: bool, state: LinkState) -> None:
+        self._session = up
+        if state != self.info.state:
+            self.info = replace(
+                self.info, state=state, since=self.wall_clock(), last_seq=self._last_seq
+            )
+            log.info("link %s: %s", self.url, state)
+            self.on_info(self.info)

@@ -1,0 +1,116 @@
+"""A bridge link and a pty controller wired together, for the link tests."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from firmware_bridge.counters import Counters
+from firmware_bridge.device import PtyController
+from firmware_bridge.event_store import OutboxEventStore
+from firmware_bridge.link import HostLink, LinkInfo
+from firmware_bridge.messages import Event, Topics
+from firmware_bridge.outbox import Outbox
+from firmware_bridge.protocol import catalogue as c
+from firmware_bridge.protocol.arq import Timing
+from firmware_bridge.protocol.catalogue import Message
+
+TABLE = "t1"
+
+
+@dataclass
+class LinkRig:
+    """One host link over a real pty, storing into a real SQLite outbox."""
+
+    port: Path
+    db: Path
+    timing: Timing = field(default_factory=Timing)
+    counters: Counters = field(default_factory=Counters)
+    infos: list[LinkInfo] = field(default_factory=list)
+    errors: list[tuple[str, str]] = field(default_factory=list)
+    link: HostLink | None = None
+    outbox: Outbox | None = None
+    task: asyncio.Task[None] | None = None
+
+    async def start(self) -> HostLink:
+        self.outbox = Outbox(self.db, synchronous="normal")
+        store = OutboxEventStore(self.outbox, Topics("mjtable", TABLE), TABLE, lambda: None)
+        self.link = HostLink(
+            str(self.port),
+            store,
+            self.counters,
+            timing=self.timing,
+            reopen_min=0.05,
+            reopen_max=0.2,
+            on_info=self.infos.append,
+            on_error=lambda reason, detail, raw: self.errors.append((reason, detail)),
+        )
+        self.task = asyncio.create_task(self.link.run())
+        return self.link
+
+    async def stop(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.task
+        if self.outbox is not None:
+            self.outbox.close()
+        self.task = self.link = self.outbox = None
+
+    def events(self) -> list[Event]:
+        assert self.outbox is not None
+        return [Event.model_validate_json(p) for _, _, p in self.outbox.peek(1_000_000)]
+
+    async def wait_state(self, state: str, timeout: float = 10.0) -> None:
+        async with asyncio.timeout(timeout):
+            while self.link is None or self.link.info.state != state:
+                await asyncio.sleep(0.005)
+
+
+@contextlib.asynccontextmanager
+async def rig(
+    tmp_path: Path, *, timing: Timing | None = None, noise: float = 0.0, boot_id: int = 0x1000
+) -> AsyncIterator[tuple[LinkRig, PtyController]]:
+    timing = timing or Timing()
+    port = tmp_path / "ttyTABLE"
+    device = PtyController(port, boot_id, noise=noise, seed=7, timing=timing)
+    await device.start()
+    host = LinkRig(port, tmp_path / "outbox.db", timing)
+    await host.start()
+    try:
+        yield host, device
+    finally:
+        await host.stop()
+        await device.stop()
+
+
+def sample_events() -> list[Message]:
+    """At least one of every device→host event kind, in a plausible order."""
+    return [
+        c.ShuffleStarted(),
+        c.ShuffleFinished(),
+        c.WallBuilt(18, 18, 18, 18),
+        c.DiceRolled(c.DiceRoll.DEAL, 3, 5, 6),
+        c.TileDrawn(0, 37, c.End.FRONT),
+        c.FlowerRevealed(0, 140),
+        c.TileDrawn(0, 5, c.End.BACK),
+        c.TileDiscarded(0, 108),
+        c.SeatButton(1, c.Button.PUNG),
+        c.MeldExposed(1, c.MeldKind.PUNG, 0, (108, 109, 110)),
+        c.MeldExposed(2, c.MeldKind.KONG_CONCEALED, 0xFF, (0, 1, 2, 3)),
+        c.TilesLeft(71),
+        c.Fault(c.FaultCode.SENSOR, 3, 1),
+        c.State(c.Phase.PLAYING, 71, 2, 0),
+        c.SeatButton(3, c.Button.WIN),
+        c.HandRevealed(
+            3, (4, 8, 12, 40, 44, 48, 72, 76, 80, 112, 113, 114, 116, 117, 120, 121, 122)
+        ),
+    ]
+
+
+def numbered(n: int) -> list[Message]:
+    """n distinct events: a discard whose (seat, tile) encodes its index."""
+    return [c.TileDiscarded(i % 4, (i // 4) % 144) for i in range(n)]
