@@ -128,7 +128,7 @@ def parse_hand(data: object) -> Hand:
         concealed=concealed,
         melds=melds,
         winning_tile=winning_tile,
-        win=cast(WinKind, win),
+        win=cast("WinKind", win),
         flowers=flowers,
         seat_wind=_wind(data, "seat_wind"),
         round_wind=_wind(data, "round_wind"),
@@ -136,9 +136,9 @@ def parse_hand(data: object) -> Hand:
         streak=_streak(data),
         replacement=_bool(data, "replacement"),
         last_tile=_bool(data, "last_tile"),
-        declared=cast(Declaration | None, _choice(data, "declared", DECLARATIONS, None)),
-        timing=cast(Timing | None, _choice(data, "timing", TIMINGS, None)),
-        flower_win=cast(FlowerWin | None, flower_win),
+        declared=cast("Declaration | None", _choice(data, "declared", DECLARATIONS, None)),
+        timing=cast("Timing | None", _choice(data, "timing", TIMINGS, None)),
+        flower_win=cast("FlowerWin | None", flower_win),
         robbed_flower=_robbed_flower(data),
     )
     check_hand(hand)
@@ -193,12 +193,18 @@ def _check_tiles(hand: Hand) -> None:
             f"{len(hand.concealed)} concealed tiles and {len(hand.melds)} melds make {size} "
             f"hand tiles; a hand has {HAND_TILES} before the winning tile",
         )
-    seen = [0] * N_KINDS
-    places: list[tuple[str, tuple[int, ...]]] = [("concealed", hand.concealed)]
-    places += [(f"melds[{i}].tiles", m.tiles) for i, m in enumerate(hand.melds)]
+    places = [hand.concealed, *(m.tiles for m in hand.melds)]
     if hand.winning_tile is not None:
-        places.append(("winning_tile", (hand.winning_tile,)))
-    for field, kinds in places:
+        places.append((hand.winning_tile,))
+    seen = [0] * N_KINDS
+    for kinds in places:
+        for kind in kinds:
+            seen[kind] += 1
+    if max(seen) <= 4:
+        return
+    seen = [0] * N_KINDS  # again, to name the field where the fifth copy appears
+    names = ["concealed", *(f"melds[{i}].tiles" for i in range(len(hand.melds))), "winning_tile"]
+    for field, kinds in zip(names, places, strict=False):
         for kind in kinds:
             seen[kind] += 1
             if seen[kind] > 4:
@@ -221,7 +227,12 @@ def _kind(value: object, field: str) -> int:
 def _kinds(value: object, field: str) -> tuple[int, ...]:
     if not isinstance(value, list):
         raise HandInputError(field, "expected a list of tile codes")
-    return tuple(_kind(v, f"{field}[{i}]") for i, v in enumerate(value))
+    try:
+        return tuple(map(parse_kind, value))
+    except TileCodeError:
+        for i, v in enumerate(value):  # find the culprit for the message
+            _kind(v, f"{field}[{i}]")
+        raise
 
 
 def _flowers(value: object) -> frozenset[int]:
@@ -263,7 +274,7 @@ def _meld(value: object, field: str) -> Meld:
     if not _is_meld_shape(kind, tiles):
         shown = " ".join(kind_code(t) for t in tiles)
         raise HandInputError(f"{field}.tiles", f"{shown} is not a {kind}")
-    return Meld(kind=cast(MeldKind, kind), tiles=tiles, concealed=concealed)
+    return Meld(kind=cast("MeldKind", kind), tiles=tiles, concealed=concealed)
 
 
 def _is_meld_shape(kind: str, tiles: tuple[int, ...]) -> bool:

@@ -11,37 +11,38 @@ they are not whole items.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Final
+from functools import cache
+from typing import Final, NamedTuple
 
 from table_service.rules.hand import Declaration, FlowerWin, Timing, WinKind
-from table_service.rules.tiles import DRAGONS, FIRST_HONOUR, WINDS, flower_colour
+from table_service.rules.profile import Profile
+from table_service.rules.tiles import EAST, NORTH, RED
 
 
-@dataclass(frozen=True, slots=True)
-class SetFact:
-    """One of the five sets of a reading."""
+class Facts(NamedTuple):
+    """What the 台 predicates may look at: one reading of one declared win.
 
-    kind: int  # the triplet's kind, or the sequence's lowest kind
-    sequence: bool
-    concealed: bool  # counts toward 暗坎 (I2: a triplet finished by a discard does not)
-    melded: bool  # laid down as a meld (吃 碰 槓, 暗槓 included)
-    exposed: bool  # taken or shown from others: 吃, 碰, 明槓
+    Counts are computed once per reading, so each predicate is a cheap lookup (a
+    NamedTuple because the assembler builds one per reading on the hot path).
+    """
 
-
-@dataclass(frozen=True, slots=True)
-class Facts:
-    """What the 台 predicates may look at: one reading of one declared win."""
-
-    sets: tuple[SetFact, ...]
+    # The reading: five sets (melds included) and the pair.
+    sequences: int
+    triplets: tuple[int, ...]  # kinds of the triplets and kongs
+    concealed_triplets: int  # 暗坎, 暗槓 included (I2: a triplet a discard finished is not)
+    exposed: int  # 吃, 碰, 明槓 melds
+    melded: int  # melds of any kind, 暗槓 included
     pair: int  # kind of the pair; -1 for a 嚦咕嚦咕 reading
-    suits: frozenset[int]  # 0 萬 1 筒 2 索 present anywhere in the hand
+    lik_gu: bool
+    # The hand, the same for every reading.
+    suits: int  # how many of 萬 筒 索 appear
     has_honour: bool
     win: WinKind
     waits: int  # number of kinds the hand waited on (I3, I8)
     single_tile_left: bool
-    flowers: frozenset[int]  # the flowers that score (a robbed flower is left out)
-    seat_position: int  # 1–4
+    flowers: int  # how many flowers score (a robbed flower is left out)
+    seat_flowers: int  # flowers matching the seat position, outside complete colours
+    flower_kongs: int  # complete colours (four seasons, four plants)
     seat_wind: int  # kind of the seat wind
     round_wind: int  # kind of the round wind
     replacement: bool
@@ -49,29 +50,16 @@ class Facts:
     declared: Declaration | None
     timing: Timing | None
     flower_win: FlowerWin | None
-    lik_gu: bool
-
-    @property
-    def self_drawn(self) -> bool:
-        return self.win == "self_draw"
-
-    @property
-    def concealed_hand(self) -> bool:
-        """門清: no 吃, 碰 or 明槓."""
-        return not any(s.exposed for s in self.sets)
-
-    def triplets_of(self, kinds: tuple[int, ...]) -> int:
-        return sum(1 for s in self.sets if not s.sequence and s.kind in kinds)
-
-    def concealed_triplets(self) -> int:
-        return sum(1 for s in self.sets if not s.sequence and s.concealed)
-
-    def complete_colours(self) -> set[int]:
-        return {c for c in (0, 1) if sum(flower_colour(f) == c for f in self.flowers) == 4}
 
 
-@dataclass(frozen=True, slots=True)
-class Item:
+# The reading-independent tail of Facts, in field order (suits … flower_win).
+HandFacts = tuple[
+    int, bool, WinKind, int, bool, int, int, int, int, int, bool, bool,
+    Declaration | None, Timing | None, FlowerWin | None,
+]  # fmt: skip
+
+
+class Item(NamedTuple):
     id: str
     name: str
     tai: int
@@ -83,23 +71,21 @@ def _n(flag: bool) -> int:
     return 1 if flag else 0
 
 
-def _seat_flowers(f: Facts) -> int:
-    full = f.complete_colours()
-    return sum(
-        1
-        for flower in f.flowers
-        if (flower - 1) % 4 + 1 == f.seat_position and flower_colour(flower) not in full
-    )
+def _dragon_triplets(f: Facts) -> int:
+    return sum(1 for k in f.triplets if k >= RED)
+
+
+def _wind_triplets(f: Facts) -> int:
+    return sum(1 for k in f.triplets if EAST <= k <= NORTH)
 
 
 def _ping_hu(f: Facts) -> int:
     return _n(
-        all(s.sequence for s in f.sets)
-        and f.pair < FIRST_HONOUR
+        f.sequences == 5
         and not f.has_honour
         and not f.flowers
         and f.waits > 1
-        and not f.self_drawn
+        and f.win != "self_draw"
     )
 
 
@@ -114,36 +100,33 @@ _LIK_GU_KEEPS: Final = frozenset(
 )  # fmt: skip
 
 _ROWS: Final[tuple[Item, ...]] = (
-    Item("seat_wind_pong", "風字坎", 1, lambda f: f.triplets_of((f.seat_wind,))),
-    Item("round_wind_pong", "風字坎", 1, lambda f: f.triplets_of((f.round_wind,))),
-    Item("dragon_pong", "箭字坎", 1, lambda f: f.triplets_of(DRAGONS)),
-    Item("concealed", "門清", 1, lambda f: _n(f.concealed_hand)),
+    Item("seat_wind_pong", "風字坎", 1, lambda f: f.triplets.count(f.seat_wind)),
+    Item("round_wind_pong", "風字坎", 1, lambda f: f.triplets.count(f.round_wind)),
+    Item("dragon_pong", "箭字坎", 1, _dragon_triplets),
+    Item("concealed", "門清", 1, lambda f: _n(not f.exposed)),
     Item(
         "concealed_self_draw",
         "不求.自摸",
         2,
-        lambda f: _n(f.concealed_hand and f.self_drawn),
+        lambda f: _n(not f.exposed and f.win == "self_draw"),
         _SELF_DRAW_ITEMS,
     ),
     Item(
         "all_melded",
         "全求",
         2,
-        lambda f: _n(f.single_tile_left and all(s.exposed for s in f.sets) and not f.self_drawn),
+        lambda f: _n(f.single_tile_left and f.exposed == 5 and f.win != "self_draw"),
     ),
     Item(
         "half_melded",
         "半求",
         1,
         lambda f: _n(
-            f.single_tile_left
-            and all(s.melded for s in f.sets)
-            and any(s.exposed for s in f.sets)
-            and f.self_drawn
+            f.single_tile_left and f.melded == 5 and f.exposed > 0 and f.win == "self_draw"
         ),
     ),
     Item("ping_hu", "平胡", 2, _ping_hu),
-    Item("all_pongs", "對對胡", 4, lambda f: _n(not any(s.sequence for s in f.sets))),
+    Item("all_pongs", "對對胡", 4, lambda f: _n(not f.sequences)),
     Item("single_wait", "獨聽", 1, lambda f: _n(f.waits == 1)),
     Item("robbing_kong", "搶槓", 1, lambda f: _n(f.win == "robbing_kong")),
     Item(
@@ -153,60 +136,60 @@ _ROWS: Final[tuple[Item, ...]] = (
         lambda f: _n(not f.suits and not f.lik_gu),
         frozenset({"all_pongs"}),
     ),
-    Item("full_flush", "清一色", 12, lambda f: _n(len(f.suits) == 1 and not f.has_honour)),
-    Item("half_flush", "湊一色", 4, lambda f: _n(len(f.suits) == 1 and f.has_honour)),
-    Item("three_concealed_pongs", "三暗坎", 2, lambda f: _n(f.concealed_triplets() >= 3)),
+    Item("full_flush", "清一色", 12, lambda f: _n(f.suits == 1 and not f.has_honour)),
+    Item("half_flush", "湊一色", 4, lambda f: _n(f.suits == 1 and f.has_honour)),
+    Item("three_concealed_pongs", "三暗坎", 2, lambda f: _n(f.concealed_triplets >= 3)),
     Item(
         "four_concealed_pongs",
         "四暗坎",
         5,
-        lambda f: _n(f.concealed_triplets() >= 4),
+        lambda f: _n(f.concealed_triplets >= 4),
         frozenset({"three_concealed_pongs"}),
     ),
     Item(
         "five_concealed_pongs",
         "五暗坎",
         13,
-        lambda f: _n(f.concealed_triplets() == 5),
+        lambda f: _n(f.concealed_triplets == 5),
         frozenset({"four_concealed_pongs", "three_concealed_pongs", "concealed", "all_pongs"}),
     ),
     Item(
         "big_four_winds",
         "大四喜",
         16,
-        lambda f: _n(f.triplets_of(WINDS) == 4),
+        lambda f: _n(_wind_triplets(f) == 4),
         frozenset({"seat_wind_pong", "round_wind_pong"}),
     ),
     Item(
         "small_four_winds",
         "小四喜",
         8,
-        lambda f: _n(f.triplets_of(WINDS) == 3 and f.pair in WINDS),
+        lambda f: _n(_wind_triplets(f) == 3 and EAST <= f.pair <= NORTH),
     ),
     Item(
         "big_three_dragons",
         "大三元",
         8,
-        lambda f: _n(f.triplets_of(DRAGONS) == 3),
+        lambda f: _n(_dragon_triplets(f) == 3),
         frozenset({"dragon_pong"}),
     ),
     Item(
         "small_three_dragons",
         "小三元",
         4,
-        lambda f: _n(f.triplets_of(DRAGONS) == 2 and f.pair in DRAGONS),
+        lambda f: _n(_dragon_triplets(f) == 2 and f.pair >= RED),
         frozenset({"dragon_pong"}),
     ),
-    Item("self_draw", "自摸", 1, lambda f: _n(f.self_drawn)),
+    Item("self_draw", "自摸", 1, lambda f: _n(f.win == "self_draw")),
     Item("kong_bloom", "槓上開花", 1, lambda f: _n(f.replacement)),
     Item("last_tile", "海底撈月", 1, lambda f: _n(f.last_tile)),
-    Item("seat_flower", "花牌", 1, _seat_flowers),
-    Item("flower_kong", "花槓", 2, lambda f: len(f.complete_colours())),
+    Item("seat_flower", "花牌", 1, lambda f: f.seat_flowers),
+    Item("flower_kong", "花槓", 2, lambda f: f.flower_kongs),
     Item(
         "all_flowers",
         "滿花",
         8,
-        lambda f: _n(len(f.flowers) == 8),
+        lambda f: _n(f.flowers == 8),
         frozenset({"seat_flower", "flower_kong"}),
     ),
     Item("eight_immortals", "八仙過海", 8, lambda f: _n(f.flower_win == "eight_immortals")),
@@ -263,7 +246,7 @@ _ROWS: Final[tuple[Item, ...]] = (
 def _with_lik_gu_exclusions(rows: tuple[Item, ...]) -> tuple[Item, ...]:
     """嚦咕嚦咕 keeps only its listed companions: declare the rest as its exclusions."""
     drop = frozenset(r.id for r in rows) - _LIK_GU_KEEPS
-    return tuple(Item(r.id, r.name, r.tai, r.count, drop) if r.id == "lik_gu" else r for r in rows)
+    return tuple(r._replace(excludes=drop) if r.id == "lik_gu" else r for r in rows)
 
 
 ITEMS: Final = _with_lik_gu_exclusions(_ROWS)
@@ -289,3 +272,9 @@ ENGLISH: Final = {
     "heavenly_win": "heavenly win", "earthly_win": "earthly win", "human_win": "human win",
     "all_honors_overlap": "all honours overlap", "lik_gu": "seven pairs and a pong",
 }  # fmt: skip
+
+
+@cache
+def rows_for(profile: Profile) -> tuple[Item, ...]:
+    """The table with a profile's values (五暗坎, 地聽) applied; one per profile."""
+    return tuple(r._replace(tai=profile.tai_override(r.id) or r.tai) for r in ITEMS)

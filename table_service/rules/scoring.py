@@ -6,30 +6,31 @@ what matching rows exclude (§4 台數計算準則), and the reading with most �
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import NamedTuple
 
-from table_service.rules.hand import Hand, HandInputError, Meld, parse_hand
-from table_service.rules.items import ENGLISH, ITEM_BY_ID, ITEMS, Facts, SetFact
+from table_service.rules.hand import Hand, parse_hand
+from table_service.rules.items import ENGLISH, ITEM_BY_ID, Facts, HandFacts, rows_for
 from table_service.rules.profile import DEFAULT_PROFILE, Profile
 from table_service.rules.shapes import (
-    Reading,
+    SetShape,
+    hand_keys,
     is_lik_gu,
     lik_gu_waits,
-    readings,
-    wait_kinds,
+    readings_of_keys,
+    waits_of_keys,
 )
 from table_service.rules.tiles import (
     EAST,
     FIRST_HONOUR,
     N_KINDS,
+    flower_colour,
+    flower_position,
     kind_code,
-    suit_of,
 )
 
 
-@dataclass(frozen=True, slots=True)
-class ScoredItem:
+class ScoredItem(NamedTuple):
     id: str
     name: str
     tai: int
@@ -37,7 +38,10 @@ class ScoredItem:
 
 @dataclass(frozen=True, slots=True)
 class ScoreResult:
-    """A hand's 牌面 (`tai`, the sum of `items`) and its dealer 台, kept apart."""
+    """A hand's 牌面 (`tai`, the sum of `items`) and its dealer 台, kept apart.
+
+    `sets` and `pair` are the concealed part's best reading (melds are the hand's own).
+    """
 
     valid: bool
     tai: int
@@ -45,7 +49,8 @@ class ScoreResult:
     dealer_tai: int
     reason: str | None = None
     waits: tuple[int, ...] = ()
-    reading: tuple[str, ...] = field(default=())
+    sets: tuple[SetShape, ...] = ()
+    pair: int = -1
 
     def to_json(self) -> dict[str, object]:
         """The score-format.md output object (plus waits, reading, English names)."""
@@ -58,7 +63,7 @@ class ScoreResult:
             "dealer_tai": self.dealer_tai,
             "reason": self.reason,
             "waits": [kind_code(k) for k in self.waits],
-            "reading": list(self.reading),
+            "reading": describe(self.sets, self.pair),
         }
 
 
@@ -73,7 +78,8 @@ def score(hand: Hand, profile: Profile = DEFAULT_PROFILE) -> ScoreResult:
         return _score_flower_win(hand, profile)
     best = _best_reading(hand, profile, hand.flowers)
     if best is None:
-        return _not_a_win(hand, "not a winning hand: the 17 tiles do not read as 5 sets and a pair")
+        reason = "not a winning hand: the 17 tiles do not read as 5 sets and a pair"
+        return ScoreResult(False, 0, (), dealer_tai(hand), reason)
     return best
 
 
@@ -85,25 +91,86 @@ def score_json(data: object, profile: Profile = DEFAULT_PROFILE) -> dict[str, ob
     return score(parse_hand(data), profile).to_json()
 
 
-def _not_a_win(hand: Hand, reason: str) -> ScoreResult:
-    return ScoreResult(False, 0, (), dealer_tai(hand), reason)
-
-
 def _score_flower_win(hand: Hand, profile: Profile) -> ScoreResult:
-    """花胡 (§5): 8 台 alone, plus the hand's own 台 when the replacement completes it."""
+    """花胡 (§5): 8 台 alone, or the hand's own 台 added when the replacement completes it."""
     assert hand.flower_win is not None
-    row = ITEM_BY_ID[hand.flower_win]
-    flower_item = ScoredItem(row.id, row.name, row.tai)
-    own = None
     if hand.revealed and hand.replacement:
-        scoring = hand.flowers - {hand.robbed_flower} if hand.robbed_flower else hand.flowers
-        own = _best_reading(hand, profile, frozenset(scoring))
-    if own is None:
-        return ScoreResult(True, row.tai, (flower_item,), dealer_tai(hand))
-    return own  # its facts carry flower_win, so the 8 台 item is among its rows
+        flowers = hand.flowers - {hand.robbed_flower} if hand.robbed_flower else hand.flowers
+        own = _best_reading(hand, profile, flowers)
+        if own is not None:
+            return own  # its facts carry flower_win, so the 8 台 row is among its items
+    row = ITEM_BY_ID[hand.flower_win]
+    return ScoreResult(True, row.tai, (ScoredItem(row.id, row.name, row.tai),), dealer_tai(hand))
+
+
+def assemble(facts: Facts, profile: Profile = DEFAULT_PROFILE) -> tuple[ScoredItem, ...]:
+    """Every matching row, minus what matching rows exclude; in table order."""
+    matched = []
+    excluded: set[str] = set()
+    for row in rows_for(profile):
+        n = row.count(facts)
+        if n:
+            matched.append(ScoredItem(row.id, row.name, row.tai * n))
+            if row.excludes:
+                excluded |= row.excludes
+    if excluded:
+        return tuple(item for item in matched if item.id not in excluded)
+    return tuple(matched)
+
+
+def _best_reading(hand: Hand, profile: Profile, flowers: frozenset[int]) -> ScoreResult | None:
+    assert hand.winning_tile is not None
+    w = hand.winning_tile
+    counts = hand.counts()
+    keys = hand_keys(counts)
+    found = readings_of_keys(keys)
+    lik_gu = profile.lik_gu and not hand.melds and is_lik_gu(counts)
+    if not found and not lik_gu:
+        return None
+    held = _held(hand)
+    counts[w] -= 1
+    waits = waits_of_keys(hand_keys(counts), held)
+    if profile.lik_gu and not hand.melds:
+        waits = sorted(set(waits) | set(lik_gu_waits(counts, held)))
+    hand_facts = _hand_facts(hand, flowers, len(waits))
+    m_seq, m_triplets, m_concealed, exposed, melded = _meld_summary(hand)
+    won_from_other = hand.win != "self_draw"
+
+    best: tuple[int, tuple[ScoredItem, ...], tuple[SetShape, ...], int] | None = None
+    candidates: list[tuple[tuple[SetShape, ...], int, bool]] = [(s, p, False) for s, p in found]
+    if lik_gu:
+        triplet = next(k for k in range(N_KINDS) if counts[k] + (k == w) == 3)
+        candidates.append((((triplet, False),), -1, True))
+    for sets, pair, is_lik_gu_reading in candidates:
+        sequences, triplets, concealed = m_seq, list(m_triplets), m_concealed
+        # I2: a discard credited to a triplet makes it open, unless the reading can
+        # credit the winning tile to a sequence or the pair instead.
+        open_triplet = won_from_other and pair != w
+        for kind, seq in sets:
+            if seq:
+                sequences += 1
+                if kind <= w <= kind + 2:
+                    open_triplet = False
+        for kind, seq in sets:
+            if not seq:
+                triplets.append(kind)
+                if not (open_triplet and kind == w):
+                    concealed += 1
+        facts = Facts(
+            sequences, tuple(triplets), concealed, exposed, melded, pair, is_lik_gu_reading,
+            *hand_facts,
+        )  # fmt: skip
+        items = assemble(facts, profile)
+        total = sum(i.tai for i in items)
+        if best is None or total > best[0]:
+            best = (total, items, sets, pair)
+    assert best is not None
+    total, items, sets, pair = best
+    return ScoreResult(True, total, items, dealer_tai(hand), None, tuple(waits), sets, pair)
 
 
 def _held(hand: Hand) -> list[int]:
+    """Every copy the player holds, concealed and melded (for 假聽, I3)."""
     held = [0] * N_KINDS
     for kind in hand.concealed:
         held[kind] += 1
@@ -113,134 +180,55 @@ def _held(hand: Hand) -> list[int]:
     return held
 
 
-def _best_reading(hand: Hand, profile: Profile, flowers: frozenset[int]) -> ScoreResult | None:
-    assert hand.winning_tile is not None
-    counts = hand.counts()
-    before = list(counts)
-    before[hand.winning_tile] -= 1
-    held = _held(hand)
-    lik_gu_allowed = profile.lik_gu and not hand.melds
-    waits = wait_kinds(before, held)
-    if lik_gu_allowed:
-        waits = sorted(set(waits) | set(lik_gu_waits(before, held)))
-    candidates: list[tuple[tuple[SetFact, ...], int, bool]] = [
-        (_reading_sets(hand, r), r.pair, False) for r in readings(counts)
-    ]
-    if lik_gu_allowed and is_lik_gu(counts):
-        triplet = next(k for k in range(N_KINDS) if counts[k] == 3)
-        candidates.append(((SetFact(triplet, False, True, False, False),), -1, True))
-    if not candidates:
-        return None
-    base = _base_facts(hand, flowers, len(waits))
-    best: ScoreResult | None = None
-    for sets, pair, lik_gu in candidates:
-        facts = _facts(base, sets, pair, lik_gu)
-        items = assemble(facts, profile)
-        total = sum(i.tai for i in items)
-        if best is None or total > best.tai:
-            best = ScoreResult(
-                True, total, items, dealer_tai(hand), None, tuple(waits), _describe(sets, pair)
-            )
-    return best
+def _meld_summary(hand: Hand) -> tuple[int, list[int], int, int, int]:
+    """(sequences, triplet kinds, 暗槓 count, exposed count, meld count) of the melds."""
+    sequences = concealed = exposed = 0
+    triplets = []
+    for meld in hand.melds:
+        if meld.kind == "chi":
+            sequences += 1
+        else:
+            triplets.append(meld.first)
+        if meld.exposed:
+            exposed += 1
+        else:
+            concealed += 1
+    return sequences, triplets, concealed, exposed, len(hand.melds)
 
 
-def assemble(facts: Facts, profile: Profile = DEFAULT_PROFILE) -> tuple[ScoredItem, ...]:
-    """Every matching row, minus what matching rows exclude; in table order."""
-    matched: list[tuple[str, str, int]] = []
-    excluded: set[str] = set()
-    for row in ITEMS:
-        n = row.count(facts)
-        if n:
-            tai = profile.tai_override(row.id) or row.tai
-            matched.append((row.id, row.name, tai * n))
-            excluded |= row.excludes
-    return tuple(ScoredItem(i, name, tai) for i, name, tai in matched if i not in excluded)
+def _hand_facts(hand: Hand, flowers: frozenset[int], waits: int) -> HandFacts:
+    """The Facts fields every reading shares, in their declared order."""
+    kinds = _all_kinds(hand)
+    suits = len({k // 9 for k in kinds if k < FIRST_HONOUR})
+    has_honour = any(k >= FIRST_HONOUR for k in kinds)
+    position = hand.seat_wind + 1
+    complete = {c for c in (0, 1) if sum(flower_colour(f) == c for f in flowers) == 4}
+    seat_flowers = sum(
+        1 for f in flowers if flower_position(f) == position and flower_colour(f) not in complete
+    )
+    return (
+        suits, has_honour, hand.win, waits, len(hand.concealed) == 1, len(flowers), seat_flowers,
+        len(complete), EAST + hand.seat_wind, EAST + hand.round_wind, hand.replacement,
+        hand.last_tile, hand.declared, hand.timing, hand.flower_win,
+    )  # fmt: skip
 
 
-_BASE_KEYS = (
-    "win", "waits", "single_tile_left", "flowers", "seat_position", "seat_wind",
-    "round_wind", "replacement", "last_tile", "declared", "timing", "flower_win",
-)  # fmt: skip
-
-
-def _base_facts(hand: Hand, flowers: frozenset[int], waits: int) -> dict[str, object]:
-    """The facts every reading shares."""
-    kinds = {*hand.concealed, *(t for m in hand.melds for t in m.tiles)}
+def _all_kinds(hand: Hand) -> set[int]:
+    kinds = set(hand.concealed)
+    for meld in hand.melds:
+        kinds.add(meld.first)
+        kinds.add(meld.tiles[-1])
     if hand.winning_tile is not None:
         kinds.add(hand.winning_tile)
-    return {
-        "suits": frozenset(suit_of(k) for k in kinds if k < FIRST_HONOUR),
-        "has_honour": any(k >= FIRST_HONOUR for k in kinds),
-        "win": hand.win,
-        "waits": waits,
-        "single_tile_left": len(hand.concealed) == 1,
-        "flowers": flowers,
-        "seat_position": hand.seat_wind + 1,
-        "seat_wind": EAST + hand.seat_wind,
-        "round_wind": EAST + hand.round_wind,
-        "replacement": hand.replacement,
-        "last_tile": hand.last_tile,
-        "declared": hand.declared,
-        "timing": hand.timing,
-        "flower_win": hand.flower_win,
-    }
+    return kinds
 
 
-def _facts(base: Mapping[str, object], sets: tuple[SetFact, ...], pair: int, lik_gu: bool) -> Facts:
-    return Facts(sets=sets, pair=pair, lik_gu=lik_gu, **base)  # type: ignore[arg-type]
-
-
-def _meld_fact(meld: Meld) -> SetFact:
-    return SetFact(
-        kind=meld.first,
-        sequence=meld.kind == "chi",
-        concealed=meld.kind == "kong" and meld.concealed,
-        melded=True,
-        exposed=meld.exposed,
-    )
-
-
-def _reading_sets(hand: Hand, reading: Reading) -> tuple[SetFact, ...]:
-    """The five sets of a reading; I2 decides whether the winning triplet is concealed."""
-    won_from_other = hand.win != "self_draw"
-    w = hand.winning_tile if hand.winning_tile is not None else -1
-    # The winning tile may be credited to any set or the pair holding its kind; only
-    # when its triplet is the sole place for it did the discard finish a triplet.
-    elsewhere = reading.pair == w or any(
-        seq and kind <= w <= kind + 2 for kind, seq in reading.sets
-    )
-    concealed_sets = tuple(
-        SetFact(
-            kind=kind,
-            sequence=seq,
-            concealed=not seq and not (won_from_other and kind == w and not elsewhere),
-            melded=False,
-            exposed=False,
-        )
-        for kind, seq in reading.sets
-    )
-    return tuple(_meld_fact(m) for m in hand.melds) + concealed_sets
-
-
-def _describe(sets: Iterable[SetFact], pair: int) -> tuple[str, ...]:
+def describe(sets: tuple[SetShape, ...], pair: int) -> list[str]:
+    """A reading as text: "1m 2m 3m", "E E E", and the pair."""
     out = []
-    for s in sets:
-        if s.sequence:
-            shown = " ".join(kind_code(s.kind + i) for i in range(3))
-        else:
-            shown = " ".join([kind_code(s.kind)] * 3)
-        out.append(shown)
+    for kind, seq in sets:
+        shown = (kind, kind + 1, kind + 2) if seq else (kind, kind, kind)
+        out.append(" ".join(kind_code(k) for k in shown))
     if pair >= 0:
         out.append(f"{kind_code(pair)} {kind_code(pair)}")
-    return tuple(out)
-
-
-__all__ = [
-    "HandInputError",
-    "ScoreResult",
-    "ScoredItem",
-    "assemble",
-    "dealer_tai",
-    "score",
-    "score_json",
-]
+    return out

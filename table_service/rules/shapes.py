@@ -9,10 +9,10 @@ readings are the product of its groups' readings with exactly one pair overall.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import cache
 from itertools import product
-from typing import Final
+from operator import mul
+from typing import Final, NamedTuple
 
 from table_service.rules.tiles import FIRST_HONOUR, N_KINDS
 
@@ -29,20 +29,11 @@ NO_PAIR: Final = 1  # status bits of a group: decomposes into sets alone …
 ONE_PAIR: Final = 2  # … or into sets plus exactly one pair
 
 
-@dataclass(frozen=True, slots=True)
-class Reading:
+class Reading(NamedTuple):
     """One way to read the concealed tiles: sets (kind, is_sequence) and the pair."""
 
     sets: tuple[SetShape, ...]
     pair: int
-
-
-def group_key(counts: Sequence[int], group: int) -> int:
-    start, size, _ = GROUPS[group]
-    key = 0
-    for i in range(size):
-        key += counts[start + i] * _POW5[i]
-    return key
 
 
 def _decode(key: int, size: int) -> list[int]:
@@ -111,11 +102,26 @@ def group_completions(key: int, group: int) -> tuple[tuple[int, int], ...]:
     return tuple(out)
 
 
+_WEIGHTS: Final = tuple(tuple(5**i for i in range(size)) for _, size, _ in GROUPS)
+
+
+def hand_keys(counts: Sequence[int]) -> list[int]:
+    """The four group keys of a count vector (萬 筒 索 in base 5, then honours)."""
+    return [
+        sum(map(mul, counts[start : start + size], weights))
+        for (start, size, _), weights in zip(GROUPS, _WEIGHTS, strict=True)
+    ]
+
+
 def readings(counts: Sequence[int]) -> list[Reading]:
     """Every reading of a concealed count vector as sets plus exactly one pair."""
+    return readings_of_keys(hand_keys(counts))
+
+
+def readings_of_keys(keys: Sequence[int]) -> list[Reading]:
     per_group = []
     for g in range(4):
-        options = group_readings(group_key(counts, g), g)
+        options = group_readings(keys[g], g)
         if not options:
             return []
         per_group.append(options)
@@ -144,7 +150,7 @@ def _combine(statuses: Sequence[int]) -> bool:
 
 def is_complete(counts: Sequence[int]) -> bool:
     """Whether the concealed count vector reads as sets plus one pair."""
-    return _combine([group_status(group_key(counts, g), g) for g in range(4)])
+    return _combine([group_status(k, g) for g, k in enumerate(hand_keys(counts))])
 
 
 def wait_kinds(counts: Sequence[int], held: Sequence[int] | None = None) -> list[int]:
@@ -153,10 +159,12 @@ def wait_kinds(counts: Sequence[int], held: Sequence[int] | None = None) -> list
     `held` counts every copy the player holds (concealed and melds); a kind whose
     four copies are all held cannot arrive and is no wait (假聽, I3).
     """
-    held = counts if held is None else held
-    keys = [group_key(counts, g) for g in range(4)]
+    return waits_of_keys(hand_keys(counts), counts if held is None else held)
+
+
+def waits_of_keys(keys: Sequence[int], held: Sequence[int]) -> list[int]:
     statuses = [group_status(k, g) for g, k in enumerate(keys)]
-    waits = []
+    waits: list[int] = []
     for g in range(4):
         others = statuses[:g] + statuses[g + 1 :]
         if not all(others):

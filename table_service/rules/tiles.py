@@ -63,6 +63,9 @@ KIND_CODE: Final = tuple(
 
 def parse_kind(text: object) -> int:
     """The kind a code or Chinese alias names; flowers are refused (they are not kinds)."""
+    kind = _KIND_CODES.get(text) if isinstance(text, str) else None
+    if kind is not None:
+        return kind
     if not isinstance(text, str):
         raise TileCodeError(f"expected a tile code string, got {text!r}")
     kind = _KIND_CODES.get(text.strip())
