@@ -17,7 +17,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "score",
         help="score a declared win in 台",
         description=(
-            "Score one declared winning hand (JSON, see docs/score-format.md). Prints the result "
+            "Score one declared winning hand (JSON, see docs/rules/score-format.md). Prints the result "
             'JSON; exit 0 (also for a well-formed hand that is not a win: "valid": false), '
             "exit 2 with one line on stderr naming the field for malformed input."
         ),

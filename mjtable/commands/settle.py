@@ -14,7 +14,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="settle one hand's payments",
         description=(
             "Settle one hand (JSON: stakes, dealer, streak, kind, winner, payer, tai; see "
-            "docs/score-format.md). Prints payments and each seat's net; exit 2 with one line "
+            "docs/rules/score-format.md). Prints payments and each seat's net; exit 2 with one line "
             "naming the field for malformed input."
         ),
     )
