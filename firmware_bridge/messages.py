@@ -8,7 +8,7 @@ payload carries `schema_version`; an event carries its key (table, boot_id, seq)
 from __future__ import annotations
 
 from enum import IntEnum
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Final, Literal, TypeVar
 
 from pydantic import (
     BaseModel,
@@ -22,7 +22,7 @@ from pydantic import (
 
 from firmware_bridge.protocol import catalogue as c
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION: Final = 1
 E = TypeVar("E", bound=IntEnum)
 
 

@@ -1,0 +1,97 @@
+"""The bridge's settings: command line over environment (MJTABLE_BRIDGE_*) over TOML file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+
+class BridgeSettings(BaseSettings):
+    """Everything `mjtable bridge` needs; each field is also a --flag and a TOML key."""
+
+    model_config = SettingsConfigDict(env_prefix="MJTABLE_BRIDGE_", extra="forbid")
+
+    port: str = Field(description="serial device path or pyserial URL (socket://host:port)")
+    table: str = Field(pattern=r"^[A-Za-z0-9_-]{1,32}$", description="table id in topics")
+    baudrate: int = Field(115200, gt=0, description="serial speed")
+    mqtt: str = Field("mqtt://127.0.0.1:1883", description="broker URL, mqtt:// or mqtts://")
+    mqtt_username: str | None = Field(None, description="broker user (or user@ in the URL)")
+    mqtt_password: SecretStr | None = Field(None, description="broker password")
+    mqtt_tls: bool = Field(False, description="use TLS (implied by mqtts://)")
+    mqtt_ca_file: Path | None = Field(None, description="CA bundle to verify the broker")
+    mqtt_cert_file: Path | None = Field(None, description="client certificate (mutual TLS)")
+    mqtt_key_file: Path | None = Field(None, description="client private key (mutual TLS)")
+    mqtt_tls_insecure: bool = Field(False, description="skip broker hostname verification")
+    mqtt_client_id: str | None = Field(None, description="default mjtable-bridge-<table>")
+    base_topic: str = Field("mjtable", description="topics are <base>/<table>/...")
+    outbox: Path | None = Field(None, description="SQLite outbox, default ./bridge-<table>.db")
+    outbox_sync: Literal["full", "normal"] = Field(
+        "full", description="full: survives power loss; normal: survives a crash, faster"
+    )
+    metrics_port: int | None = Field(None, description="serve Prometheus text on this port")
+    metrics_host: str = Field("127.0.0.1", description="address for the metrics port")
+    status_interval: float = Field(5.0, gt=0, description="seconds between counter updates")
+    reopen_min: float = Field(0.2, gt=0, description="first serial reopen delay, seconds")
+    reopen_max: float = Field(5.0, gt=0, description="longest serial reopen delay, seconds")
+    mqtt_reconnect_min: float = Field(0.5, gt=0, description="first broker retry, seconds")
+    mqtt_reconnect_max: float = Field(10.0, gt=0, description="longest broker retry, seconds")
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field("INFO")
+
+    @field_validator("mqtt")
+    @classmethod
+    def _mqtt_url(cls, value: str) -> str:
+        parts = urlsplit(value)
+        if parts.scheme not in ("mqtt", "mqtts") or not parts.hostname:
+            raise ValueError(f"mqtt: {value!r} is not mqtt://host[:port] or mqtts://host[:port]")
+        return value
+
+    @property
+    def outbox_path(self) -> Path:
+        return self.outbox or Path(f"bridge-{self.table}.db")
+
+    @property
+    def broker(self) -> tuple[str, int, bool]:
+        """(host, port, tls) from the URL; TLS by mqtts:// or mqtt_tls."""
+        parts = urlsplit(self.mqtt)
+        tls = parts.scheme == "mqtts" or self.mqtt_tls
+        return parts.hostname or "", parts.port or (8883 if tls else 1883), tls
+
+    @property
+    def credentials(self) -> tuple[str | None, str | None]:
+        parts = urlsplit(self.mqtt)
+        user = self.mqtt_username or parts.username
+        secret = self.mqtt_password.get_secret_value() if self.mqtt_password else parts.password
+        return user, secret
+
+
+def load_settings(config: Path | None = None, **overrides: Any) -> BridgeSettings:
+    """Settings from `overrides` (the command line), then env, then the [bridge] table of TOML."""
+    if config is not None and not config.is_file():
+        raise FileNotFoundError(f"config: no such file {config}")
+
+    class FromFile(BridgeSettings):
+        @classmethod
+        def settings_customise_sources(
+            cls,
+            settings_cls: type[BaseSettings],
+            init_settings: PydanticBaseSettingsSource,
+            env_settings: PydanticBaseSettingsSource,
+            dotenv_settings: PydanticBaseSettingsSource,
+            file_secret_settings: PydanticBaseSettingsSource,
+        ) -> tuple[PydanticBaseSettingsSource, ...]:
+            if config is None:
+                return (init_settings, env_settings)
+            toml = TomlConfigSettingsSource(settings_cls, config, toml_table_header=("bridge",))
+            return (init_settings, env_settings, toml)
+
+    given = {k: v for k, v in overrides.items() if v is not None}
+    return FromFile(**given)

@@ -1,0 +1,166 @@
+"""The bridge end to end: pty controller → bridge → real MQTT broker, and commands back."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import urllib.request
+from pathlib import Path
+
+from firmware_bridge.device import PtyController
+from firmware_bridge.messages import CountersPayload, LinkStatus
+from firmware_bridge.protocol import Frame, encode_frame
+from firmware_bridge.protocol import catalogue as c
+from tests.brokers import OwnedBroker, free_port
+
+from .linkkit import numbered, sample_events
+from .mqttkit import Recorder, new_table, running_bridge
+from .test_link import expected_bodies
+
+
+def link_state(rec: Recorder) -> str | None:
+    links = rec.on("bridge/link")
+    return LinkStatus.model_validate_json(links[-1]).state if links else None
+
+
+def counters(rec: Recorder) -> CountersPayload | None:
+    raw = rec.on("bridge/counters")
+    return CountersPayload.model_validate_json(raw[-1]) if raw else None
+
+
+async def test_events_state_and_commands_over_mqtt(tmp_path: Path, mqtt_url: str) -> None:
+    table = new_table()
+    device = PtyController(tmp_path / "tty", 0xB007)
+    await device.start()
+    try:
+        async with (
+            Recorder(mqtt_url, table) as rec,
+            running_bridge(tmp_path, mqtt_url, table, device.port) as bridge,
+        ):
+            await rec.wait(lambda: rec.on("bridge/availability") == [b"online"])
+            sent = sample_events()
+            for m in sent:
+                device.emit(m)
+            await rec.wait(lambda: len(rec.events()) == len(sent))
+            events = rec.events()
+            assert [e.body.model_dump(mode="json") for e in events] == expected_bodies(sent)
+            assert [e.key for e in events] == [(table, 0xB007, i) for i in range(1, len(sent) + 1)]
+
+            await rec.wait(lambda: link_state(rec) == "up")
+            status = LinkStatus.model_validate_json(rec.on("bridge/link")[-1])
+            assert (status.firmware_version, status.boot_id) == ("1.2.3", 0xB007)
+
+            led = {"command": "seat_led", "seat": 2, "mode": "turn", "transaction": "x1"}
+            await rec.publish("set", led)
+            await rec.publish("set", {"command": "alert", "seat": 1, "code": "nope"})
+            await rec.publish("set", b"{not json")
+            await rec.wait(lambda: len(rec.on("set/response")) == 3)
+            ok, bad_enum, bad_json = (json.loads(p) for p in rec.on("set/response"))
+            assert ok["status"] == "ok" and ok["transaction"] == "x1"
+            assert bad_enum["status"] == "error" and "alert.code" in bad_enum["error"]
+            assert bad_json["status"] == "error" and "Invalid JSON" in bad_json["error"]
+            await rec.wait(lambda: c.SeatLed(2, c.LedMode.TURN) in device.received)
+            assert not any(isinstance(m, c.Alert) for m in device.received)
+
+            await rec.publish("bridge/request/status", {"transaction": "q7"})
+            await rec.publish("bridge/request/explode", {})
+            await rec.wait(lambda: bool(rec.on("bridge/response/explode")))
+            resp = rec.last_json("bridge/response/status")
+            assert resp["status"] == "ok" and resp["transaction"] == "q7"
+            assert resp["data"]["boot_id"] == 0xB007
+            explode = rec.last_json("bridge/response/explode")
+            assert "unknown bridge operation" in explode["error"]
+
+            await rec.wait(lambda: getattr(counters(rec), "published", 0) == len(sent))
+            assert bridge.counters.events == len(sent)
+        # a clean stop: the bridge itself says offline (retained)
+        async with Recorder(mqtt_url, table) as late:
+            # (amqtt may deliver the retained value twice; Mosquitto once)
+            await late.wait(lambda: late.on("bridge/availability")[-1:] == [b"offline"])
+            assert set(late.on("bridge/availability")) == {b"offline"}
+    finally:
+        await device.stop()
+
+
+async def test_broker_outage_loses_nothing(tmp_path: Path, owned_broker: OwnedBroker) -> None:
+    table = new_table()
+    device = PtyController(tmp_path / "tty", 0xD00D)
+    await device.start()
+    sent = numbered(60)
+    persistent = owned_broker.persistent
+    try:
+        async with (
+            Recorder(owned_broker.url, table, f"rec-{table}", clean_session=not persistent) as rec,
+            running_bridge(
+                tmp_path,
+                owned_broker.url,
+                table,
+                device.port,
+                # without persistent sessions the recorder must resubscribe before the
+                # bridge reconnects: give it a clear head start (amqtt fallback only)
+                mqtt_reconnect_min=0.1 if persistent else 1.0,
+                mqtt_reconnect_max=0.5 if persistent else 1.0,
+            ) as bridge,
+        ):
+            for m in sent[:20]:
+                device.emit(m)
+            await rec.wait(lambda: len(rec.events()) == 20)
+            owned_broker.stop()
+            for m in sent[20:45]:
+                device.emit(m)
+            await device.wait_idle()  # acknowledged, so stored durably, with no broker
+            assert bridge.outbox.depth == 25
+            owned_broker.start()
+            for m in sent[45:]:
+                device.emit(m)
+            await rec.wait(lambda: len({e.seq for e in rec.events()}) == 60, timeout=30)
+            events = rec.events()
+            unique = sorted({e.seq: e for e in events}.values(), key=lambda e: e.seq)
+            assert [e.body.model_dump(mode="json") for e in unique] == expected_bodies(sent)
+            # in order: the first arrival of each seq comes after that of its predecessor
+            seen: list[int] = []
+            for e in events:
+                if e.seq not in seen:
+                    seen.append(e.seq)
+            assert seen == list(range(1, 61))
+            assert bridge.counters.mqtt_reconnects >= 1
+            await rec.wait(lambda: bridge.outbox.depth == 0)
+    finally:
+        await device.stop()
+
+
+async def test_bad_frames_are_reported_and_counted(tmp_path: Path, mqtt_url: str) -> None:
+    table = new_table()
+    device = PtyController(tmp_path / "tty", 0xBAD)
+    await device.start()
+    metrics_port = free_port()
+    try:
+        async with (
+            Recorder(mqtt_url, table) as rec,
+            running_bridge(
+                tmp_path, mqtt_url, table, device.port, metrics_port=metrics_port
+            ) as bridge,
+        ):
+            device.emit(c.TilesLeft(40))
+            await rec.wait(lambda: len(rec.events()) == 1)
+            bad_crc = bytearray(encode_frame(Frame(0x1A, 9, 0, b"\x05")))
+            bad_crc[-2] ^= 0x01
+            assert device._fds is not None
+            os.write(device._fds[0], b"\x02\x01\x00" + bytes(bad_crc))
+            await rec.wait(lambda: len(rec.on("bridge/error")) >= 2)
+            reasons = {json.loads(p)["reason"] for p in rec.on("bridge/error")}
+            assert reasons == {"too_short", "crc"}
+            await rec.wait(lambda: getattr(counters(rec), "frames_bad", 0) == 2)
+            assert getattr(counters(rec), "bad_by_reason", None) == {"too_short": 1, "crc": 1}
+            assert len(rec.events()) == 1 and bridge.counters.events == 1
+
+            url = f"http://127.0.0.1:{metrics_port}/metrics"
+            body = await asyncio.to_thread(lambda: urllib.request.urlopen(url, timeout=5).read())
+            text = body.decode()
+            label = f'table="{table}"'
+            assert f"mjtable_bridge_frames_bad_total{{{label}}} 2.0" in text
+            assert f'mjtable_bridge_frames_bad_by_reason_total{{reason="crc",{label}}} 1.0' in text
+            assert f"mjtable_bridge_link_up{{{label}}} 1.0" in text
+    finally:
+        await device.stop()
