@@ -31,6 +31,7 @@ from firmware_bridge.protocol.catalogue import (
     TilesLeft,
     WallBuilt,
 )
+from hil_tests.simulator.faults import FaultDice, TableFaults
 from hil_tests.simulator.players import MeldRecord, Player
 from hil_tests.simulator.wall import Wall, is_flower, kind_of
 from table_service.rules import HandOutcome, Profile, Stakes, parse_hand, score, settle
@@ -76,6 +77,7 @@ class HandResult:
     flowers: list[list[int]] = field(default_factory=list)
     discards: list[list[int]] = field(default_factory=list)
     wall_left: list[int] = field(default_factory=list)
+    injected: list[dict[str, int]] = field(default_factory=list)  # table faults, in order
 
     @property
     def dealer_won(self) -> bool:
@@ -102,9 +104,18 @@ class HandSim:
     """Plays one hand; `emit` receives every event in the order the sensors see it."""
 
     def __init__(
-        self, rng: random.Random, deal: Deal, emit: Emit, profile: Profile | None = None
+        self,
+        rng: random.Random,
+        deal: Deal,
+        emit: Emit,
+        profile: Profile | None = None,
+        faults: TableFaults | None = None,
+        dice: FaultDice | None = None,
     ) -> None:
         self.rng = rng
+        self.faults = faults or TableFaults()
+        self.fault_dice = dice or FaultDice(0)
+        self.injected: list[dict[str, int]] = []
         self.deal = deal
         self._emit = emit
         self.profile = profile or Profile()
@@ -126,9 +137,26 @@ class HandSim:
 
     def _draw(self, player: Player, end: End) -> int:
         tile = self.wall.draw_front() if end == End.FRONT else self.wall.draw_back()
-        self.emit(TileDrawn(player.seat, tile, end))
+        self._inject_wrong_draw(player, tile, end)
+        reported = tile
+        if self.fault_dice.roll(self.faults.misread, "misread"):
+            reported = (tile + 1 + self.fault_dice.rng.randrange(143)) % 144
+            self.injected.append({"misread": tile, "reported": reported, "seat": player.seat})
+        self.emit(TileDrawn(player.seat, reported, end))
         self.emit(TilesLeft(self.wall.tiles_left))
         return tile
+
+    def _inject_wrong_draw(self, player: Player, tile: int, end: End) -> None:
+        """A player takes the tile out of turn or from the 槓尾; the referee puts it back."""
+        if end != End.FRONT:
+            return
+        if self.fault_dice.roll(self.faults.out_of_turn, "out_of_turn"):
+            wrong = (player.seat + 1 + self.fault_dice.rng.randrange(3)) % SEATS
+            self.emit(TileDrawn(wrong, tile, End.FRONT))
+            self.injected.append({"out_of_turn": wrong, "tile": tile})
+        elif self.fault_dice.roll(self.faults.wrong_end, "wrong_end"):
+            self.emit(TileDrawn(player.seat, tile, End.BACK))
+            self.injected.append({"wrong_end": player.seat, "tile": tile})
 
     # --- the hand ------------------------------------------------------------------
 
@@ -517,3 +545,4 @@ class HandSim:
         result.flowers = [list(p.flowers) for p in self.players]
         result.discards = [list(p.discards) for p in self.players]
         result.wall_left = self.wall.remaining()
+        result.injected = list(self.injected)

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from firmware_bridge.protocol.catalogue import DiceRoll, DiceRolled
+from hil_tests.simulator.faults import FaultDice, TableFaults
 from hil_tests.simulator.hand import Emit, HandResult, HandSim
 from table_service.rules import Profile
 from table_service.rules.table import SEATS, Deal, HandEnd, counted_seat
@@ -31,10 +32,18 @@ class Jiang:
 class TableSim:
     """Deterministic by seed: the same seed plays the same tiles, dice and choices."""
 
-    def __init__(self, seed: int, emit: Emit, profile: Profile | None = None) -> None:
+    def __init__(
+        self,
+        seed: int,
+        emit: Emit,
+        profile: Profile | None = None,
+        faults: TableFaults | None = None,
+    ) -> None:
         self.rng = random.Random(seed)
         self.emit = emit
         self.profile = profile or Profile()
+        self.faults = faults or TableFaults()
+        self.fault_dice = FaultDice(seed)
         self.jiangs: list[Jiang] = []
         self._deal: Deal | None = None
 
@@ -61,7 +70,8 @@ class TableSim:
         if self._deal is None:
             self._deal = self._start_jiang()
         jiang = self.jiangs[-1]
-        result = HandSim(self.rng, self._deal, self.emit, self.profile).play()
+        sim = HandSim(self.rng, self._deal, self.emit, self.profile, self.faults, self.fault_dice)
+        result = sim.play()
         jiang.hands.append(result)
         for seat, amount in enumerate(result.net):
             jiang.tally[jiang.seating[seat]] += amount

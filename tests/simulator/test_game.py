@@ -123,3 +123,20 @@ def test_a_whole_jiang_rotates_the_deal_and_keeps_streaks() -> None:
         else:
             assert after.dealer == (before.dealer + 1) % 4 and after.streak == 0
     assert sim.jiangs[1].seating != first.seating
+
+
+def test_table_faults_change_reports_not_the_game() -> None:
+    from hil_tests.simulator.faults import TableFaults
+
+    clean = TableSim(4, lambda _m: None)
+    noisy_events: list[Message] = []
+    faults = TableFaults(misread=0.05, out_of_turn=0.02, wrong_end=0.02)
+    noisy = TableSim(4, noisy_events.append, faults=faults)
+    for a, b in zip(clean.hands(3), noisy.hands(3), strict=True):
+        assert (a.winner, a.net, a.hands) == (b.winner, b.net, b.hands)
+    injected = [f for h in noisy.jiangs[0].hands for f in h.injected]
+    kinds = Counter(next(iter(f)) for f in injected)
+    assert kinds["misread"] and kinds["out_of_turn"] and kinds["wrong_end"]
+    # A misread shows on the wire as the reported id, not the drawn one.
+    reported = {e.tile for e in noisy_events if isinstance(e, TileDrawn)}
+    assert all(f["reported"] in reported for f in injected if "misread" in f)

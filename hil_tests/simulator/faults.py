@@ -1,0 +1,87 @@
+"""Faults a real table has, injected on purpose; each is off by default.
+
+Table faults change what the sensors report, not the game: a misread reports a
+different tile id than the one drawn; an out-of-turn or wrong-end draw is a
+player taking a tile they should not (the referee puts it back, and the right
+draw follows). Link faults (corruption, drops, duplicates, delays, unplugging,
+reboots) act on the bytes and live with the device transport. Faults draw from
+their own random stream, so the same seed plays the same game with or without them.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field, fields
+
+
+@dataclass(frozen=True, slots=True)
+class TableFaults:
+    misread: float = 0.0  # chance a drawn tile is reported with a wrong id
+    out_of_turn: float = 0.0  # chance a front draw is first taken by the wrong seat
+    wrong_end: float = 0.0  # chance a front draw is first taken from the 槓尾
+
+
+@dataclass(frozen=True, slots=True)
+class LinkFaults:
+    corruption: float = 0.0  # per byte, both directions
+    drop: float = 0.0  # per frame the controller sends
+    duplicate: float = 0.0  # per frame the controller sends
+    delay: float = 0.0  # seconds a burst of output is held back
+    burst: float = 0.0  # chance per write that output is held for `delay`
+    unplug_every: float = 0.0  # seconds between cable pulls (0: never)
+    unplug_for: float = 0.5  # seconds the cable stays out
+    reboot_every: int = 0  # hands between controller resets, mid-hand (0: never)
+
+
+@dataclass(frozen=True, slots=True)
+class Faults:
+    table: TableFaults = field(default_factory=TableFaults)
+    link: LinkFaults = field(default_factory=LinkFaults)
+
+    @classmethod
+    def all(cls) -> Faults:
+        """Every fault on at a rate a soak run can carry (`--faults all`)."""
+        return cls(
+            TableFaults(misread=0.002, out_of_turn=0.002, wrong_end=0.002),
+            LinkFaults(
+                corruption=0.01, drop=0.01, duplicate=0.01, delay=0.05, burst=0.01,
+                unplug_every=20.0, unplug_for=0.5, reboot_every=7,
+            ),
+        )  # fmt: skip
+
+    @classmethod
+    def parse(cls, spec: str) -> Faults:
+        """`none`, `all`, or comma-separated names (`corruption,unplug`) at `all`'s rates."""
+        if spec in ("", "none"):
+            return cls()
+        full = cls.all()
+        if spec == "all":
+            return full
+        table, link = {}, {}
+        table_names = {f.name for f in fields(TableFaults)}
+        link_names = {f.name for f in fields(LinkFaults)}
+        aliases = {"unplug": "unplug_every", "reboot": "reboot_every"}
+        for name in (n.strip() for n in spec.split(",")):
+            key = aliases.get(name, name)
+            if key in table_names:
+                table[key] = getattr(full.table, key)
+            elif key in link_names:
+                link[key] = getattr(full.link, key)
+            else:
+                known = ", ".join(sorted(table_names | link_names | set(aliases)))
+                raise ValueError(f"--faults: unknown fault {name!r} (known: {known})")
+        return cls(TableFaults(**table), LinkFaults(**link))
+
+
+class FaultDice:
+    """The faults' own random stream, and a count of what was injected."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = random.Random(seed ^ 0x5EED_FA17)
+        self.injected: dict[str, int] = {}
+
+    def roll(self, rate: float, name: str) -> bool:
+        if rate and self.rng.random() < rate:
+            self.injected[name] = self.injected.get(name, 0) + 1
+            return True
+        return False
