@@ -7,6 +7,7 @@ output line, an error object for a bad line, and the batch goes on.
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from collections.abc import Callable, Iterable
@@ -14,6 +15,20 @@ from typing import IO, TextIO
 
 Handler = Callable[[object], dict[str, object]]
 EXIT_BAD_INPUT = 2
+
+
+def add_input_arguments(parser: argparse.ArgumentParser, what: str) -> None:
+    """The input file (or -) and --jsonl, as every JSON tool takes them."""
+    parser.add_argument("input", help=f"{what} JSON file, or - for standard input")
+    parser.add_argument(
+        "--jsonl", action="store_true", help=f"input is JSON Lines: one {what} per line"
+    )
+
+
+def run(args: argparse.Namespace, handler: Handler, errors: tuple[type[Exception], ...]) -> int:
+    """One document or, with --jsonl, a batch."""
+    runner = run_jsonl if args.jsonl else run_one
+    return runner(args.input, handler, errors)
 
 
 def _open(path: str) -> IO[str]:

@@ -11,24 +11,16 @@ from collections.abc import Sequence
 from functools import cache
 from itertools import product
 
-from table_service.rules.shapes import GROUPS, hand_keys, is_complete
+from table_service.rules.shapes import GROUPS, decode_key, hand_keys, is_complete
 
 Option = tuple[int, int, int]  # (sets, partials, eye 0/1)
-
-
-def _decode(key: int, size: int) -> list[int]:
-    counts = []
-    for _ in range(size):
-        key, c = divmod(key, 5)
-        counts.append(c)
-    return counts
 
 
 @cache
 def group_options(key: int, group: int) -> tuple[Option, ...]:
     """Pareto-best (sets, partials, eye) ways to cut one group into blocks."""
     _, size, sequences = GROUPS[group]
-    counts = _decode(key, size)
+    counts = decode_key(key, size)
     best: dict[int, list[tuple[int, int]]] = {0: [], 1: []}
 
     def keep(sets: int, partials: int, eye: int) -> None:

@@ -7,7 +7,7 @@ import functools
 import sys
 from pathlib import Path
 
-from mjtable.json_batch import EXIT_BAD_INPUT, run_jsonl, run_one
+from mjtable import json_batch
 from table_service.rules import HandInputError, Profile, ProfileError, profile_from_toml
 from table_service.rules.scoring import score_json
 
@@ -17,13 +17,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "score",
         help="score a declared win in 台",
         description=(
-            "Score one declared winning hand (JSON, see docs/rules/score-format.md). Prints the result "
-            'JSON; exit 0 (also for a well-formed hand that is not a win: "valid": false), '
+            "Score one declared winning hand (JSON, see docs/rules/score-format.md). "
+            'Prints the result JSON; exit 0 (also for a well-formed hand that is not a win: "valid": false), '
             "exit 2 with one line on stderr naming the field for malformed input."
         ),
     )
-    p.add_argument("input", help="hand JSON file, or - for standard input")
-    p.add_argument("--jsonl", action="store_true", help="input is JSON Lines: one hand per line")
+    json_batch.add_input_arguments(p, "hand")
     add_profile_option(p)
     p.set_defaults(func=run)
 
@@ -46,10 +45,9 @@ def load_profile(path: str | None) -> Profile:
         print(f"profile: cannot read {path}: {exc.strerror}", file=sys.stderr)
     except ProfileError as exc:
         print(f"profile {path}: {exc}", file=sys.stderr)
-    raise SystemExit(EXIT_BAD_INPUT)
+    raise SystemExit(json_batch.EXIT_BAD_INPUT)
 
 
 def run(args: argparse.Namespace) -> int:
     handler = functools.partial(score_json, profile=load_profile(args.profile))
-    runner = run_jsonl if args.jsonl else run_one
-    return runner(args.input, handler, (HandInputError,))
+    return json_batch.run(args, handler, (HandInputError,))

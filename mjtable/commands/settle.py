@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from mjtable.json_batch import run_jsonl, run_one
+from mjtable import json_batch
 from table_service.rules import SettleInputError, settle_json
 
 
@@ -14,15 +14,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="settle one hand's payments",
         description=(
             "Settle one hand (JSON: stakes, dealer, streak, kind, winner, payer, tai; see "
-            "docs/rules/score-format.md). Prints payments and each seat's net; exit 2 with one line "
-            "naming the field for malformed input."
+            "docs/rules/score-format.md). Prints payments and each seat's net; exit 2 with "
+            "one line naming the field for malformed input."
         ),
     )
-    p.add_argument("input", help="settle JSON file, or - for standard input")
-    p.add_argument("--jsonl", action="store_true", help="input is JSON Lines: one hand per line")
+    json_batch.add_input_arguments(p, "hand result")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    runner = run_jsonl if args.jsonl else run_one
-    return runner(args.input, settle_json, (SettleInputError,))
+    return json_batch.run(args, settle_json, (SettleInputError,))

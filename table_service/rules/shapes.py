@@ -36,7 +36,8 @@ class Reading(NamedTuple):
     pair: int
 
 
-def _decode(key: int, size: int) -> list[int]:
+def decode_key(key: int, size: int) -> list[int]:
+    """The counts a group key stands for."""
     counts = []
     for _ in range(size):
         key, c = divmod(key, 5)
@@ -48,7 +49,7 @@ def _decode(key: int, size: int) -> list[int]:
 def group_readings(key: int, group: int) -> tuple[GroupReading, ...]:
     """Every reading of one group's counts into sets and at most one pair."""
     start, size, sequences = GROUPS[group]
-    counts = _decode(key, size)
+    counts = decode_key(key, size)
     found: list[GroupReading] = []
 
     def walk(i: int, sets: list[SetShape], pair: int) -> None:
