@@ -18,8 +18,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="score a declared win in 台",
         description=(
             "Score one declared winning hand (JSON, see docs/rules/score-format.md). "
-            'Prints the result JSON; exit 0 (also for a well-formed hand that is not a win: "valid": false), '
-            "exit 2 with one line on stderr naming the field for malformed input."
+            "Prints the result JSON; exit 0, also for a well-formed hand that is not a win "
+            '("valid": false); exit 2 with one line on stderr naming the field for malformed '
+            "input."
         ),
     )
     json_batch.add_input_arguments(p, "hand")
