@@ -25,7 +25,7 @@ TABLE = "t1"
 class LinkRig:
     """One host link over a real pty, storing into a real SQLite outbox."""
 
-    port: Path
+    port: Path | str
     db: Path
     timing: Timing = field(default_factory=Timing)
     counters: Counters = field(default_factory=Counters)
