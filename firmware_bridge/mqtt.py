@@ -36,7 +36,7 @@ from firmware_bridge.protocol.catalogue import build
 from firmware_bridge.settings import BridgeSettings
 
 log = logging.getLogger(__name__)
-BATCH = 100
+BATCH = 64
 PUBLISH_TIMEOUT = 10.0
 
 
@@ -95,7 +95,7 @@ class MqttSide:
                 keyfile=str(s.mqtt_key_file) if s.mqtt_key_file else None,
                 cert_reqs=ssl.CERT_REQUIRED,
             )
-        return aiomqtt.Client(
+        client = aiomqtt.Client(
             host,
             port,
             username=user,
@@ -108,6 +108,9 @@ class MqttSide:
             tls_params=tls_params,
             tls_insecure=s.mqtt_tls_insecure if tls else None,
         )
+        # the outbox publishes a batch at once on purpose; aiomqtt warns above 10
+        client.pending_calls_threshold = BATCH + 20
+        return client
 
     async def run(self) -> None:
         """Connect, serve, reconnect with backoff; publishes `offline` on a clean stop."""
