@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Callable
 
@@ -16,6 +15,7 @@ from firmware_bridge.mqtt import MqttSide
 from firmware_bridge.outbox import Outbox
 from firmware_bridge.protocol.arq import Timing
 from firmware_bridge.settings import BridgeSettings
+from firmware_bridge.stopping import cancel_and_wait
 
 log = logging.getLogger(__name__)
 
@@ -82,11 +82,7 @@ class Bridge:
             for task in done:
                 task.result()
         finally:
-            for task in tasks:
-                task.cancel()
-            for task in tasks:
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
+            await cancel_and_wait(tasks)
             if self._stop_metrics is not None:
                 self._stop_metrics()
             self.outbox.close()

@@ -18,6 +18,7 @@ from pathlib import Path
 from firmware_bridge.protocol.arq import Timing
 from firmware_bridge.protocol.catalogue import Message
 from firmware_bridge.protocol.device_session import DeviceSession
+from firmware_bridge.stopping import cancel_and_wait
 
 
 class PtyController:
@@ -80,9 +81,7 @@ class PtyController:
     async def unplug(self) -> None:
         """Pull the cable: the pty disappears and the bridge's reads fail."""
         if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+            await cancel_and_wait([self._task])
             self._task = None
         if self._fds is not None:
             master, slave = self._fds
@@ -98,9 +97,7 @@ class PtyController:
     async def freeze(self) -> None:
         """The controller hangs: it neither reads nor writes, the pty stays."""
         if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+            await cancel_and_wait([self._task])
             self._task = None
         if self._fds is not None:
             asyncio.get_running_loop().remove_reader(self._fds[0])

@@ -8,7 +8,6 @@ durable), so nothing acknowledged is ever lost. Rules: docs/protocol.md §3.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from collections.abc import Callable, Sequence
@@ -132,6 +131,7 @@ class HostLink:
         self._decoder = FrameDecoder()
         self._transport: asyncio.BaseTransport | None = None
         self._session = False
+        self._peer_last: int | None = None
         self._known = store.session()
         self._last_seq = self._known[1] if self._known else 0
         self._last_rx = self._last_tx = self._last_sync = self._down_since = 0.0
@@ -199,8 +199,8 @@ class HostLink:
     async def _serve(self, wire: _Wire) -> None:
         tick = min(0.02, self.timing.rto_initial / 2)
         while not wire.lost.done():
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.shield(wire.lost), tick)
+            # asyncio.wait, not wait_for: 3.11's wait_for can swallow a cancellation
+            await asyncio.wait({wire.lost}, timeout=tick)
             now = time.monotonic()
             self._flush(now)
             if self._session and now - self._last_rx > self.timing.silence:
@@ -269,6 +269,7 @@ class HostLink:
             return True
         if verdict is Verdict.GAP:
             self.counters.gaps += 1
+            self._note_peer(frame.seq)
             if self._receiver.nak_due(now):
                 self._write(c.Nak(self._receiver.expected), now)
             return False
@@ -325,8 +326,15 @@ class HostLink:
             for seq, m in self._sender.on_nak(message.expected, now):
                 self._write(m, now, seq)
             self.counters.retransmits = self._sender.retransmits
-        elif self._receiver.behind(frame.seq) and self._receiver.nak_due(now):
-            self._write(c.Nak(self._receiver.expected), now)  # the tail was lost
+        elif self._receiver.behind(frame.seq):
+            self._note_peer(frame.seq)
+            if self._receiver.nak_due(now):
+                self._write(c.Nak(self._receiver.expected), now)  # the tail was lost
+
+    def _note_peer(self, seq: int) -> None:
+        """Remember the highest number the controller said it sent (for loss on reboot)."""
+        if self._peer_last is None or seq_diff(seq, self._peer_last) > 0:
+            self._peer_last = seq
 
     def _on_hello(self, frame: Frame, now: float) -> None:
         try:
@@ -350,10 +358,17 @@ class HostLink:
         else:
             if known is not None:
                 self.counters.reboots += 1
-                log.warning(
-                    "link %s: controller rebooted (boot %d → %d)", self.url, known[0], hello.boot_id
-                )
+                detail = f"controller rebooted: boot {known[0]} → {hello.boot_id}"
+                missing = 0
+                if self._peer_last is not None:
+                    missing = max(0, seq_diff(self._peer_last, self._receiver.last))
+                if missing:
+                    self.counters.lost += missing
+                    detail += f"; {missing} events of boot {known[0]} were never received"
+                log.warning("link %s: %s", self.url, detail)
+                self.on_error("reboot", detail, b"")
             last = hello.next_seq - 1
+        self._peer_last = None
         self.store.set_session(hello.boot_id, last)
         self._known = (hello.boot_id, last)
         self._last_seq = last

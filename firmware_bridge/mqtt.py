@@ -34,6 +34,7 @@ from firmware_bridge.messages import (
 from firmware_bridge.outbox import Outbox
 from firmware_bridge.protocol.catalogue import build
 from firmware_bridge.settings import BridgeSettings
+from firmware_bridge.stopping import cancel_and_wait
 
 log = logging.getLogger(__name__)
 BATCH = 64
@@ -125,6 +126,7 @@ class MqttSide:
                         self.connected.clear()
                         await self._say_offline(client)
             except aiomqtt.MqttError as exc:
+                _reraise_if_cancelling(exc)
                 self.counters.mqtt_reconnects += 1
                 log.warning("mqtt %s: %s; retrying in %.1fs", self.settings.mqtt, exc, delay)
                 await asyncio.sleep(delay)
@@ -152,9 +154,7 @@ class MqttSide:
             for task in done:
                 task.result()  # re-raises the MqttError that ended the connection
         finally:
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
+            await cancel_and_wait(tasks)
 
     async def _drain(self, client: aiomqtt.Client) -> None:
         """Publish the outbox oldest first; forget rows only once the broker has them."""
@@ -178,8 +178,10 @@ class MqttSide:
         """Retained link status on change, retained counters every status_interval."""
         last_counters: dict[str, Any] | None = None
         while True:
+            # asyncio.timeout, not wait_for: 3.11's wait_for can swallow a cancellation
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._status_dirty.wait(), self.settings.status_interval)
+                async with asyncio.timeout(self.settings.status_interval):
+                    await self._status_dirty.wait()
             if self._status_dirty.is_set():
                 self._status_dirty.clear()
                 await self._publish(client, self.topics.link, self.link_status(), retain=True)
@@ -257,6 +259,13 @@ class MqttSide:
             error = f"op: unknown bridge operation {op!r} (status, counters, resync)"
             return BridgeResponse(status="error", error=error, transaction=transaction)
         return BridgeResponse(status="ok", data=data, transaction=transaction)
+
+
+def _reraise_if_cancelling(exc: BaseException) -> None:
+    """A disconnect error raised while we are being stopped must not restart the loop."""
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError from exc
 
 
 def _transaction(raw: bytes) -> str | None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import logging
 import signal
 import sys
@@ -15,6 +14,7 @@ from pydantic import ValidationError
 
 from firmware_bridge.bridge import Bridge
 from firmware_bridge.settings import BridgeSettings, load_settings
+from firmware_bridge.stopping import cancel_and_wait
 
 EXIT_BAD_CONFIG = 2
 METAVARS = {"port": "URL", "mqtt": "URL", "outbox": "PATH", "table": "ID"}
@@ -73,9 +73,15 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _serve(settings: BridgeSettings) -> None:
+    """Run until SIGINT/SIGTERM, then stop cleanly (the bridge publishes `offline`)."""
     task = asyncio.create_task(Bridge(settings).run())
+    stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, task.cancel)
-    with contextlib.suppress(asyncio.CancelledError):
-        await task
+        loop.add_signal_handler(sig, stop.set)
+    stopper = asyncio.create_task(stop.wait())
+    await asyncio.wait({task, stopper}, return_when=asyncio.FIRST_COMPLETED)
+    await cancel_and_wait([task, stopper])
+    error = None if task.cancelled() else task.exception()
+    if error is not None:
+        raise error

@@ -17,6 +17,7 @@ from firmware_bridge.outbox import Outbox
 from firmware_bridge.protocol import catalogue as c
 from firmware_bridge.protocol.arq import Timing
 from firmware_bridge.protocol.catalogue import Message
+from firmware_bridge.stopping import cancel_and_wait
 
 TABLE = "t1"
 
@@ -53,9 +54,7 @@ class LinkRig:
 
     async def stop(self) -> None:
         if self.task is not None:
-            self.task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self.task
+            await cancel_and_wait([self.task])
         if self.outbox is not None:
             self.outbox.close()
         self.task = self.link = self.outbox = None

@@ -18,6 +18,7 @@ from firmware_bridge.bridge import Bridge
 from firmware_bridge.messages import Event
 from firmware_bridge.protocol.arq import Timing
 from firmware_bridge.settings import load_settings
+from firmware_bridge.stopping import cancel_and_wait
 
 
 def new_table() -> str:
@@ -55,7 +56,10 @@ class Recorder:
                     async for m in c.messages:
                         payload = m.payload if isinstance(m.payload, bytes) else b""
                         self.messages.append((str(m.topic), payload, bool(m.retain)))
-            except aiomqtt.MqttError:
+            except aiomqtt.MqttError as exc:
+                task = asyncio.current_task()
+                if task is not None and task.cancelling():
+                    raise asyncio.CancelledError from exc  # stopping: do not reconnect
                 self.subscribed.clear()
                 await asyncio.sleep(0.02)
 
@@ -67,9 +71,7 @@ class Recorder:
 
     async def __aexit__(self, *exc: object) -> None:
         assert self._task is not None
-        self._task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await self._task
+        await cancel_and_wait([self._task])
 
     async def publish(self, suffix: str, payload: Any) -> None:
         assert self._client is not None
@@ -115,6 +117,4 @@ async def running_bridge(
     try:
         yield bridge
     finally:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
+        await cancel_and_wait([task])

@@ -62,9 +62,9 @@ def test_command_line_over_env_over_file(tmp_path: Path, monkeypatch: pytest.Mon
         load_settings(tmp_path / "missing.toml")
 
 
-async def test_killed_bridge_process_goes_offline_by_last_will(
-    tmp_path: Path, mqtt_url: str
-) -> None:
+@pytest.mark.parametrize("how", ["sigkill", "sigterm"])
+async def test_bridge_process_goes_offline(tmp_path: Path, mqtt_url: str, how: str) -> None:
+    """SIGKILL: the broker publishes the Last Will; SIGTERM: the bridge says it, exit 0."""
     table = new_table()
     device = PtyController(tmp_path / "tty", 0x4B1D)
     await device.start()
@@ -82,8 +82,9 @@ async def test_killed_bridge_process_goes_offline_by_last_will(
             assert rec.events()[0].body.model_dump(mode="json") == {
                 "kind": "tile_drawn", "seat": 1, "tile": 100, "end": "back",
             }  # fmt: skip
-            proc.send_signal(signal.SIGKILL)
-            proc.wait(timeout=10)
+            proc.send_signal(signal.SIGKILL if how == "sigkill" else signal.SIGTERM)
+            code = await asyncio.to_thread(proc.wait, 15)
+            assert code == (-signal.SIGKILL if how == "sigkill" else 0)
             await rec.wait(lambda: rec.on("bridge/availability")[-1:] == [b"offline"], 20)
     finally:
         if proc.poll() is None:

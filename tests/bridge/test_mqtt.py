@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import time
 import urllib.request
 from pathlib import Path
 
@@ -162,5 +163,58 @@ async def test_bad_frames_are_reported_and_counted(tmp_path: Path, mqtt_url: str
             assert f"mjtable_bridge_frames_bad_total{{{label}}} 2.0" in text
             assert f'mjtable_bridge_frames_bad_by_reason_total{{reason="crc",{label}}} 1.0' in text
             assert f"mjtable_bridge_link_up{{{label}}} 1.0" in text
+    finally:
+        await device.stop()
+
+
+async def test_unplug_replug_and_reboot_mid_stream_over_mqtt(tmp_path: Path, mqtt_url: str) -> None:
+    table = new_table()
+    device = PtyController(tmp_path / "tty", 0xA)
+    await device.start()
+    try:
+        async with (
+            Recorder(mqtt_url, table) as rec,
+            running_bridge(tmp_path, mqtt_url, table, device.port) as bridge,
+        ):
+            first = numbered(10)
+            for m in first[:5]:
+                device.emit(m)
+            await device.wait_idle()
+            await device.unplug()
+            for m in first[5:]:
+                device.session.emit(m)  # while the cable is out
+            await rec.wait(lambda: link_state(rec) == "connecting")
+            await device.start()
+            await device.wait_idle()
+            await rec.wait(lambda: len(rec.events()) == 10)
+
+            # Mid-stream: three more leave the controller, the first is lost on the
+            # wire, and the controller resets before it could resend them.
+            await device.freeze()
+            for m in numbered(13)[10:]:
+                device.session.emit(m)
+            frames = [f for f in device.session.poll(time.monotonic()).split(b"\x00") if f]
+            assert device._fds is not None
+            os.write(device._fds[0], b"\x00".join(frames[1:]) + b"\x00")
+            await rec.wait(lambda: bridge.counters.gaps >= 1)
+            device.reboot(0xB)
+            device.thaw()
+            second = numbered(4)
+            for m in second:
+                device.emit(m)
+            await device.wait_idle()
+            await rec.wait(lambda: len(rec.events()) == 14)
+            keys = [(e.boot_id, e.seq) for e in rec.events()]
+            assert keys == [(0xA, i) for i in range(1, 11)] + [(0xB, i) for i in range(1, 5)]
+            bodies = [e.body.model_dump(mode="json") for e in rec.events()]
+            assert bodies == expected_bodies(first + second)
+            await rec.wait(
+                lambda: any(json.loads(p)["reason"] == "reboot" for p in rec.on("bridge/error"))
+            )
+            reboot = next(json.loads(p) for p in rec.on("bridge/error") if b"reboot" in p)
+            assert "boot 10 → 11; 3 events of boot 10 were never received" in reboot["detail"]
+            assert (bridge.counters.reboots, bridge.counters.lost) == (1, 3)
+            assert bridge.counters.reconnects >= 1
+            await rec.wait(lambda: getattr(counters(rec), "reboots", 0) == 1)
     finally:
         await device.stop()
