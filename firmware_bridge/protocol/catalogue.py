@@ -167,7 +167,7 @@ def _split_tiles(payload: bytes, head: int) -> tuple[bytes, tuple[int, ...]]:
 
 @dataclass(frozen=True, slots=True)
 class Hello(Message):
-    """Device→host on reset and on SYNC. The first 5 payload bytes are frozen for ever."""
+    """Device→host on reset and on SYNC. Payload bytes 0-3 keep their layout in every version."""
 
     TYPE = 0x01
     KIND = "hello"

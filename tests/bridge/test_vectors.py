@@ -4,11 +4,19 @@ from __future__ import annotations
 
 import json
 import re
+import struct
 from pathlib import Path
 
 import pytest
 
-from firmware_bridge.protocol import CATALOGUE, decode_frame, encode_frame, from_frame, to_frame
+from firmware_bridge.protocol import (
+    BY_TYPE,
+    CATALOGUE,
+    decode_frame,
+    encode_frame,
+    from_frame,
+    to_frame,
+)
 from firmware_bridge.protocol.catalogue import build, plain
 from firmware_bridge.protocol.crc import crc16
 
@@ -40,3 +48,24 @@ def test_vector(v: dict[str, str]) -> None:
     assert (frame.seq, frame.ack) == (seq, ack)
     assert from_frame(frame) == message
     assert plain(from_frame(frame)) == json.loads(v["fields"])
+
+
+TYPE_ROW = re.compile(
+    r"^\| 0x(?P<code>[0-9A-F]{2}) \| (?P<name>\w+) \| (?P<dir>[^|]+) \| (?P<seq>yes|no) \| "
+    r"(?P<size>[^|]+) \|$",
+    re.M,
+)
+
+
+def test_type_table_matches_the_catalogue() -> None:
+    rows = list(TYPE_ROW.finditer(DOC.read_text(encoding="utf-8")))
+    assert {int(r["code"], 16) for r in rows} == {cls.TYPE for cls in CATALOGUE}
+    for r in rows:
+        cls = BY_TYPE[int(r["code"], 16)]
+        assert r["name"] == cls.KIND.upper()
+        assert (r["seq"] == "yes") == cls.SEQUENCED
+        direction = {"device → host": "EVENT", "host → device": "COMMAND", "both": "LINK"}
+        if cls.DIRECTION.name != "LINK":
+            assert direction[r["dir"].strip()] == cls.DIRECTION.name
+        if r["size"].strip().isdigit():
+            assert int(r["size"]) == struct.calcsize(cls.FORMAT), cls.KIND
