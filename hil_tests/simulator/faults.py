@@ -28,7 +28,7 @@ class LinkFaults:
     duplicate: float = 0.0  # per frame the controller sends
     delay: float = 0.0  # seconds a burst of output is held back
     burst: float = 0.0  # chance per write that output is held for `delay`
-    unplug_every: float = 0.0  # seconds between cable pulls (0: never)
+    unplug_every: int = 0  # hands between cable pulls, a third into the hand (0: never)
     unplug_for: float = 0.5  # seconds the cable stays out
     reboot_every: int = 0  # hands between controller resets, mid-hand (0: never)
 
@@ -37,6 +37,7 @@ class LinkFaults:
 class Faults:
     table: TableFaults = field(default_factory=TableFaults)
     link: LinkFaults = field(default_factory=LinkFaults)
+    broker_restart_every: int = 0  # hands between broker restarts (a broker the run owns)
 
     @classmethod
     def all(cls) -> Faults:
@@ -45,8 +46,9 @@ class Faults:
             TableFaults(misread=0.002, out_of_turn=0.002, wrong_end=0.002),
             LinkFaults(
                 corruption=0.01, drop=0.01, duplicate=0.01, delay=0.05, burst=0.01,
-                unplug_every=20.0, unplug_for=0.5, reboot_every=7,
+                unplug_every=5, unplug_for=0.5, reboot_every=7,
             ),
+            broker_restart_every=10,
         )  # fmt: skip
 
     @classmethod
@@ -57,20 +59,28 @@ class Faults:
         full = cls.all()
         if spec == "all":
             return full
-        table, link = {}, {}
+        table: dict[str, float] = {}
+        link: dict[str, float] = {}
+        restarts = 0
         table_names = {f.name for f in fields(TableFaults)}
-        link_names = {f.name for f in fields(LinkFaults)}
-        aliases = {"unplug": "unplug_every", "reboot": "reboot_every"}
+        link_names = {f.name for f in fields(LinkFaults)} - {"unplug_for", "delay"}
+        aliases = {"unplug": "unplug_every", "reboot": "reboot_every", "burst": "burst"}
         for name in (n.strip() for n in spec.split(",")):
             key = aliases.get(name, name)
             if key in table_names:
                 table[key] = getattr(full.table, key)
             elif key in link_names:
                 link[key] = getattr(full.link, key)
+                if key == "burst":
+                    link["delay"] = full.link.delay
+            elif key == "broker_restart":
+                restarts = full.broker_restart_every
             else:
-                known = ", ".join(sorted(table_names | link_names | set(aliases)))
-                raise ValueError(f"--faults: unknown fault {name!r} (known: {known})")
-        return cls(TableFaults(**table), LinkFaults(**link))
+                known = ", ".join(
+                    sorted(table_names | link_names | set(aliases) | {"broker_restart"})
+                )
+                raise ValueError(f"--faults: unknown fault {name!r} (known: {known}, all, none)")
+        return cls(TableFaults(**table), LinkFaults(**link), restarts)  # type: ignore[arg-type]
 
 
 class FaultDice:

@@ -1,0 +1,99 @@
+"""MQTT brokers this project starts itself: embedded amqtt, or a private Mosquitto.
+
+The demo, the soak run and the tests use them. Each runs in its own process (amqtt
+in-process races its PUBACKs: stack-notes.md) and can be stopped and restarted on
+the same port. A Mosquitto started here keeps sessions across restarts
+(persistence) and raises the queue limit that otherwise drops QoS 1 messages.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+AMQTT_MAIN = """
+import asyncio, sys
+from amqtt.broker import Broker
+async def main(port):
+    broker = Broker({
+        "listeners": {"default": {"type": "tcp", "bind": f"127.0.0.1:{port}"}},
+        "plugins": {"amqtt.plugins.authentication.AnonymousAuthPlugin": {"allow_anonymous": True}},
+    })
+    await broker.start()
+    await asyncio.Event().wait()
+asyncio.run(main(int(sys.argv[1])))
+"""
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_listening(port: int, proc: subprocess.Popen[bytes], timeout: float = 15.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"broker exited with {proc.returncode} before listening on {port}")
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.02)
+    raise TimeoutError(f"broker not listening on 127.0.0.1:{port} after {timeout}s")
+
+
+class OwnedBroker:
+    """A broker process on a fixed port that may be stopped and started again."""
+
+    def __init__(self, workdir: Path, port: int | None = None, embedded: bool = False) -> None:
+        self.port = port or free_port()
+        self.workdir = workdir
+        forced = os.environ.get("MJTABLE_TEST_OWNED_BROKER")  # "amqtt" forces the fallback
+        use_amqtt = embedded or forced == "amqtt"
+        self.mosquitto = None if use_amqtt else shutil.which("mosquitto")
+        self.persistent = self.mosquitto is not None
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"mqtt://127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        if self.mosquitto:
+            conf = self.workdir / "mosquitto.conf"
+            conf.write_text(
+                f"listener {self.port} 127.0.0.1\n"
+                "allow_anonymous true\n"
+                "persistence true\n"
+                f"persistence_location {self.workdir}/\n"
+                "max_queued_messages 100000\n"
+                "log_dest none\n"
+            )
+            cmd = [self.mosquitto, "-c", str(conf)]
+        else:
+            cmd = [sys.executable, "-c", AMQTT_MAIN, str(self.port)]
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wait_listening(self.port, self.proc)
+
+    def stop(self) -> None:
+        """SIGTERM (Mosquitto then saves its sessions), SIGKILL if it lingers."""
+        if self.proc is None:
+            return
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.proc = None
+
+    def restart(self) -> None:
+        self.stop()
+        self.start()

@@ -1,0 +1,151 @@
+"""The simulated controller board: the device side of docs/protocol.md on a transport.
+
+It runs the protocol's pure `DeviceSession` (the reference the firmware follows)
+and puts link faults between it and the wire: byte corruption both ways, dropped
+and duplicated frames, held-back bursts, a pulled cable, a reset.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections import Counter, deque
+
+from firmware_bridge.protocol.arq import Timing
+from firmware_bridge.protocol.catalogue import Message
+from firmware_bridge.protocol.device_session import DeviceSession
+from hil_tests.simulator.faults import FaultDice, LinkFaults
+from hil_tests.simulator.transports import Transport
+
+DEVICE_QUEUE = 64  # events a controller holds before the table must wait (protocol §3.5)
+FIRMWARE = (1, 0, 0)
+
+
+class Controller:
+    def __init__(
+        self,
+        transport: Transport,
+        *,
+        table_id: int = 1,
+        boot_id: int = 1,
+        faults: LinkFaults | None = None,
+        seed: int = 0,
+        timing: Timing | None = None,
+        tick: float = 0.005,
+    ) -> None:
+        self.transport = transport
+        self.table_id = table_id
+        self.faults = faults or LinkFaults()
+        self.dice = FaultDice(seed ^ 0x11D)
+        self.timing = timing or Timing()
+        self.tick = tick
+        self.session = self._session(boot_id)
+        self.boots = [boot_id]
+        self.commands: list[Message] = []
+        self._held: deque[bytes] = deque()
+        self._release_at = 0.0
+        self._task: asyncio.Task[None] | None = None
+
+    @property
+    def injected(self) -> Counter[str]:
+        return Counter(self.dice.injected)
+
+    def _session(self, boot_id: int) -> DeviceSession:
+        return DeviceSession(boot_id, self.table_id, FIRMWARE, self.timing, time.monotonic())
+
+    async def start(self) -> None:
+        await self.transport.plug(self._on_data)
+        self._task = asyncio.create_task(self._ticker())
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+        await self.transport.unplug()
+
+    async def unplug(self, for_seconds: float) -> None:
+        """Pull the cable, wait, plug it back (the controller keeps running and its queue)."""
+        self.dice.injected["unplug"] = self.dice.injected.get("unplug", 0) + 1
+        await self.transport.unplug()
+        await asyncio.sleep(for_seconds)
+        await self.transport.plug(self._on_data)
+
+    def reboot(self, boot_id: int) -> None:
+        """A reset: a new boot id, numbering from 1; what was not acknowledged is gone."""
+        self.dice.injected["reboot"] = self.dice.injected.get("reboot", 0) + 1
+        self.session = self._session(boot_id)
+        self.boots.append(boot_id)
+
+    def emit(self, message: Message) -> None:
+        self.session.emit(message)
+
+    @property
+    def backlog(self) -> int:
+        """Events not yet acknowledged by the host."""
+        sender = self.session.sender
+        return len(sender.outstanding) + len(sender.waiting)
+
+    @property
+    def idle(self) -> bool:
+        return self.session.welcomed and self.session.idle
+
+    async def wait_idle(self, timeout: float = 30.0) -> None:
+        """Until the host has acknowledged every event emitted so far."""
+        async with asyncio.timeout(timeout):
+            while not self.idle:
+                await asyncio.sleep(self.tick)
+
+    async def wait_room(self) -> None:
+        """Back-pressure: the table waits while the controller's queue is full."""
+        while len(self.session.sender.waiting) >= DEVICE_QUEUE:
+            await asyncio.sleep(self.tick)
+
+    def _on_data(self, data: bytes) -> None:
+        self.session.receive(self._corrupt(data), time.monotonic())
+        while self.session.commands:
+            self.commands.append(self.session.commands.popleft())
+        self._pump()
+
+    async def _ticker(self) -> None:
+        while True:
+            self._pump()
+            await asyncio.sleep(self.tick)
+
+    def _pump(self) -> None:
+        now = time.monotonic()
+        data = self.session.poll(now)
+        if data:
+            for frame in _frames(data):
+                if self.dice.roll(self.faults.drop, "drop"):
+                    continue
+                copies = 2 if self.dice.roll(self.faults.duplicate, "duplicate") else 1
+                self._held.extend([self._corrupt(frame)] * copies)
+            if self.dice.roll(self.faults.burst, "burst"):
+                self._release_at = now + self.faults.delay
+        if self._held and now >= self._release_at and self.transport.plugged:
+            self.transport.write(b"".join(self._held))
+            self._held.clear()
+
+    def _corrupt(self, data: bytes) -> bytes:
+        rate = self.faults.corruption
+        if not rate:
+            return data
+        out = bytearray(data)
+        rng = self.dice.rng
+        for i in range(len(out)):
+            if rng.random() < rate:
+                out[i] = rng.randrange(256)
+                self.dice.injected["corrupt_byte"] = self.dice.injected.get("corrupt_byte", 0) + 1
+        return bytes(out)
+
+
+def _frames(data: bytes) -> list[bytes]:
+    """Split output at the 0x00 delimiters, keeping each delimiter with its frame."""
+    parts = data.split(b"\x00")
+    frames = [p + b"\x00" for p in parts[:-1]]
+    if parts[-1]:
+        frames.append(parts[-1])
+    return frames

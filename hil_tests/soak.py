@@ -1,0 +1,186 @@
+"""The soak run: N hands through the whole loop, simulator → pty → bridge → broker → far end.
+
+Prints (via the caller) a JSON summary whose last three counts must be zero:
+events lost, duplicates delivered, and mismatches with the ground truth.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from firmware_bridge.bridge import Bridge
+from firmware_bridge.settings import BridgeSettings
+from hil_tests.broker import OwnedBroker
+from hil_tests.recorder import Recorder, compare
+from hil_tests.simulator.controller import Controller
+from hil_tests.simulator.faults import Faults
+from hil_tests.simulator.table import SimulatedTable
+from hil_tests.simulator.transports import PtyTransport
+
+DRAIN_TIMEOUT = 120.0
+
+
+@dataclass
+class SoakConfig:
+    hands: int
+    workdir: Path
+    tables: int = 1
+    faults: Faults = field(default_factory=Faults)
+    seed: int = 1
+    mqtt: str | None = None  # an external broker; None starts one
+    speed: float = 0.0
+
+
+def boot_id_for(seed: int, table: int) -> int:
+    """A controller's first boot id: distinct per table and per seed, like a board's RNG."""
+    return (seed * 2654435761 + table * 40503 + 1) & 0x7FFFFFFF or 1
+
+
+async def run_soak(cfg: SoakConfig) -> dict[str, Any]:
+    """Play the hands and compare the far end with the ground truth."""
+    logging.getLogger("firmware_bridge").setLevel(logging.WARNING)
+    broker: OwnedBroker | None = None
+    notes: list[str] = []
+    if cfg.mqtt is None:
+        (cfg.workdir / "broker").mkdir(parents=True, exist_ok=True)
+        broker = OwnedBroker(cfg.workdir / "broker")
+        await asyncio.to_thread(broker.start)
+    url = cfg.mqtt or (broker.url if broker else "")
+    restarts_wanted = cfg.faults.broker_restart_every
+    can_restart = broker is not None and broker.persistent
+    if restarts_wanted and not can_restart:
+        notes.append("broker restarts skipped: they need a broker this run owns with sessions")
+    parts = urlsplit(url)
+    recorder = Recorder(
+        parts.hostname or "127.0.0.1", parts.port or 1883, client_id=f"soak-{cfg.seed}"
+    )
+    tasks = [asyncio.create_task(recorder.run())]
+    await asyncio.wait_for(recorder.subscribed.wait(), 15)
+    tables: list[tuple[str, SimulatedTable, Bridge]] = []
+    started = time.monotonic()
+    restarts = 0
+    try:
+        for t in range(cfg.tables):
+            name = f"sim{t + 1}"
+            transport = PtyTransport(cfg.workdir / f"{name}.tty")
+            controller = Controller(
+                transport, table_id=t + 1, boot_id=boot_id_for(cfg.seed, t),
+                faults=cfg.faults.link, seed=cfg.seed + t,
+            )  # fmt: skip
+            table = SimulatedTable(controller, cfg.seed + t, faults=cfg.faults, speed=cfg.speed)
+            await table.start()
+            settings = BridgeSettings(
+                port=transport.url, table=name, mqtt=url, outbox=cfg.workdir / f"{name}.db",
+                outbox_sync="normal", mqtt_client_id=f"soak-bridge-{cfg.seed}-{name}",
+                mqtt_reconnect_min=0.1, mqtt_reconnect_max=1.0, reopen_max=1.0,
+            )  # fmt: skip
+            bridge = Bridge(settings)
+            tasks.append(asyncio.create_task(bridge.run()))
+            tables.append((name, table, bridge))
+
+        share = [cfg.hands // cfg.tables + (1 if t < cfg.hands % cfg.tables else 0)
+                 for t in range(cfg.tables)]  # fmt: skip
+        played = 0
+
+        async def play(table: SimulatedTable, n: int) -> None:
+            nonlocal played, restarts
+            for _ in range(n):
+                await table.play_hand()
+                played += 1
+                if can_restart and restarts_wanted and played % restarts_wanted == 0:
+                    assert broker is not None
+                    await asyncio.to_thread(broker.restart)
+                    restarts += 1
+
+        await asyncio.gather(
+            *(play(table, n) for (_, table, _), n in zip(tables, share, strict=True))
+        )
+        for _, table, _ in tables:
+            await table.controller.wait_idle(DRAIN_TIMEOUT)
+        complete = await recorder.wait_for(
+            {name: table.sent.count for name, table, _ in tables}, DRAIN_TIMEOUT
+        )
+        if not complete:
+            notes.append("the far end stopped short of the sent count before the timeout")
+        await asyncio.sleep(0.3)  # let late duplicates show themselves
+        elapsed = time.monotonic() - started
+        return _summary(
+            cfg,
+            tables,
+            recorder,
+            restarts,
+            elapsed,
+            notes,
+            url if broker is None else ("mosquitto" if broker.persistent else "amqtt"),
+        )
+    finally:
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        for _, table, _ in tables:
+            await table.stop()
+        if broker is not None:
+            await asyncio.to_thread(broker.stop)
+
+
+def _summary(
+    cfg: SoakConfig,
+    tables: list[tuple[str, SimulatedTable, Bridge]],
+    recorder: Recorder,
+    restarts: int,
+    elapsed: float,
+    notes: list[str],
+    broker: str,
+) -> dict[str, Any]:
+    faults: Counter[str] = Counter()
+    lost = duplicates = mismatched = reordered = redeliveries = events = hands = 0
+    ends: Counter[str] = Counter()
+    bridges = {}
+    for name, table, bridge in tables:
+        received = recorder.tables.get(name)
+        from hil_tests.recorder import Received
+
+        result = compare(table.sent, received or Received())
+        lost += result.lost
+        duplicates += result.duplicates
+        mismatched += result.mismatched
+        reordered += result.reordered
+        redeliveries += received.redeliveries if received else 0
+        events += result.sent
+        hands += len(table.results)
+        ends.update(r.end for r in table.results)
+        faults.update(table.controller.injected)
+        for hand in table.results:
+            faults.update(next(iter(f)) for f in hand.injected)
+        bridges[name] = bridge.counters.snapshot()
+    if restarts:
+        faults["broker_restart"] = restarts
+    return {
+        "hands": hands,
+        "tables": cfg.tables,
+        "wins": ends["win"],
+        "draws": ends["draw"],
+        "events": events,
+        "seconds": round(elapsed, 2),
+        "hands_per_s": round(hands / elapsed, 2) if elapsed else None,
+        "broker": broker,
+        "seed": cfg.seed,
+        "faults": dict(sorted(faults.items())),
+        "redeliveries_dropped": redeliveries,
+        "reordered": reordered,
+        "bridge": bridges,
+        "notes": notes,
+        "events_lost": lost,
+        "duplicates_delivered": duplicates,
+        "mismatches": mismatched + reordered,
+    }
