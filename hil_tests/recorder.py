@@ -55,17 +55,28 @@ class Recorder:
         self.arrived = asyncio.Event()
 
     async def run(self) -> None:
-        """Receive until cancelled, reconnecting through broker restarts."""
+        """Receive until cancelled, reconnecting through broker restarts.
+
+        Each message is recorded inside the client's on-message path, before its
+        PUBACK goes out: aiomqtt drops the messages still in its queue when the
+        connection breaks, and those the broker already counts as delivered.
+        """
+        recorder = self
+
+        class RecordOnArrival(asyncio.Queue[aiomqtt.Message]):
+            def put_nowait(self, item: aiomqtt.Message) -> None:
+                recorder._record(bytes(item.payload))  # type: ignore[arg-type]
+
         while True:
             try:
                 async with aiomqtt.Client(
                     self.hostname, self.port, identifier=self.client_id, clean_session=False,
-                    max_queued_incoming_messages=0,
+                    queue_type=RecordOnArrival,
                 ) as client:  # fmt: skip
                     await client.subscribe(f"{self.base}/+/event", qos=1)
                     self.subscribed.set()
-                    async for message in client.messages:
-                        self._record(bytes(message.payload))  # type: ignore[arg-type]
+                    async for _ in client.messages:  # never yields; raises when disconnected
+                        pass
             except aiomqtt.MqttError:
                 await asyncio.sleep(0.2)
 
