@@ -26,7 +26,7 @@ class Bridge:
     def __init__(self, settings: BridgeSettings, timing: Timing | None = None) -> None:
         self.settings = settings
         self.counters = Counters()
-        self.outbox = Outbox(settings.outbox_path, settings.outbox_sync)
+        self.outbox = Outbox(settings.outbox_path, settings.outbox_sync, settings.history)
         self.counters.outbox_depth = self.outbox.depth
         topics = Topics(settings.base_topic, settings.table)
         self.mqtt = MqttSide(

@@ -27,6 +27,7 @@ class Counters:
     commands_dropped: int = 0
     published: int = 0
     mqtt_reconnects: int = 0
+    replays: int = 0
     outbox_depth: int = 0
 
     def bad(self, reason: str) -> None:

@@ -37,6 +37,9 @@ class OutboxEventStore:
         self.outbox.set_session(boot_id, last_seq)
 
     def store(self, events: Sequence[LinkEvent], boot_id: int, last_seq: int) -> None:
-        rows = [(self.topics.event, to_event(self.table, e).model_dump_json()) for e in events]
+        rows = [
+            (self.topics.event, to_event(self.table, e).model_dump_json(), e.boot_id, e.seq)
+            for e in events
+        ]
         self.outbox.append(rows, boot_id, last_seq)
         self.on_stored()

@@ -259,6 +259,7 @@ class CountersPayload(_Model):
     commands_dropped: int
     published: int
     mqtt_reconnects: int
+    replays: int
     outbox_depth: int
 
 
@@ -290,10 +291,26 @@ class BridgeError(_Model):
 
 
 class BridgeRequest(_Model):
-    """On …/bridge/request/<op>; ops: status, resync, counters."""
+    """On …/bridge/request/<op>; ops: status, resync, counters, replay."""
 
     model_config = ConfigDict(frozen=True, extra="allow")
     transaction: str | None = None
+
+
+class EventKey(_Model):
+    boot_id: int = Field(ge=0, le=0xFFFFFFFF)
+    seq: int = Field(ge=0)
+
+
+class ReplayRequest(_Model):
+    """…/bridge/request/replay: publish again every event after `after` (all kept if null).
+
+    A consumer that finds a gap in (boot_id, seq), or reconnects after a broker
+    restart, names the last event it holds without a hole before it.
+    """
+
+    transaction: str | None = None
+    after: EventKey | None = None
 
 
 class BridgeResponse(_Model):
@@ -312,6 +329,7 @@ TOPIC_PAYLOADS: dict[str, Any] = {
     "bridge/counters": CountersPayload,
     "bridge/error": BridgeError,
     "bridge/request/+": BridgeRequest,
+    "bridge/request/replay": ReplayRequest,
     "bridge/response/+": BridgeResponse,
     "event": Event,
     "set": Command,

@@ -28,6 +28,7 @@ HELP = {
     "commands_dropped": "commands dropped unacknowledged",
     "published": "events acknowledged by the broker",
     "mqtt_reconnects": "broker connections lost",
+    "replays": "replay requests served from the history",
 }
 
 

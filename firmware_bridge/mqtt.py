@@ -29,9 +29,10 @@ from firmware_bridge.messages import (
     CommandResult,
     CountersPayload,
     LinkStatus,
+    ReplayRequest,
     Topics,
 )
-from firmware_bridge.outbox import Outbox
+from firmware_bridge.outbox import NotInHistory, Outbox
 from firmware_bridge.protocol.catalogue import build
 from firmware_bridge.settings import BridgeSettings
 from firmware_bridge.stopping import cancel_and_wait
@@ -255,8 +256,23 @@ class MqttSide:
         elif op == "resync":
             self.link().resync()
             data = {}
+        elif op == "replay":
+            try:
+                request = ReplayRequest.model_validate_json(raw or b"{}")
+                after = (
+                    None if request.after is None else (request.after.boot_id, request.after.seq)
+                )
+                data = {"queued": self.outbox.replay_after(after)}
+            except ValidationError as exc:
+                error = f"body: {exc.errors()[0]['msg']}"
+                return BridgeResponse(status="error", error=error, transaction=transaction)
+            except NotInHistory as exc:
+                return BridgeResponse(status="error", error=str(exc), transaction=transaction)
+            self.counters.replays += 1
+            self.counters.outbox_depth = self.outbox.depth
+            self.wake.set()
         else:
-            error = f"op: unknown bridge operation {op!r} (status, counters, resync)"
+            error = f"op: unknown bridge operation {op!r} (status, counters, resync, replay)"
             return BridgeResponse(status="error", error=error, transaction=transaction)
         return BridgeResponse(status="ok", data=data, transaction=transaction)
 

@@ -2,7 +2,9 @@
 
 An event is committed here before the link acknowledges it to the controller, in the
 same transaction as the link's position (boot id, last seq), so a bridge restart
-neither loses an acknowledged event nor asks for it again.
+neither loses an acknowledged event nor asks for it again. Published events move to
+a bounded history, from which a consumer that found a gap (a broker that lost
+messages on a restart, or dropped them to a slow subscriber) can have them replayed.
 """
 
 from __future__ import annotations
@@ -16,7 +18,17 @@ SCHEMA = """
 CREATE TABLE IF NOT EXISTS outbox (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     topic TEXT NOT NULL,
-    payload TEXT NOT NULL
+    payload TEXT NOT NULL,
+    boot_id INTEGER NOT NULL,
+    seq INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS history (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    topic TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    boot_id INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    UNIQUE (boot_id, seq)
 );
 CREATE TABLE IF NOT EXISTS link_session (
     id INTEGER PRIMARY KEY CHECK (id = 1),
@@ -26,11 +38,24 @@ CREATE TABLE IF NOT EXISTS link_session (
 """
 
 
+Row = tuple[str, str, int, int]  # topic, payload, boot_id, seq
+
+
+class NotInHistory(LookupError):
+    """A replay was asked from an event the history no longer (or never) held."""
+
+
 class Outbox:
     """SQLite in WAL mode; `synchronous` FULL survives power loss, NORMAL only a crash."""
 
-    def __init__(self, path: Path | str, synchronous: Literal["full", "normal"] = "full") -> None:
+    def __init__(
+        self,
+        path: Path | str,
+        synchronous: Literal["full", "normal"] = "full",
+        history: int = 100_000,
+    ) -> None:
         self.path = Path(path)
+        self.history = history
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
@@ -47,10 +72,12 @@ class Outbox:
         with self._tx():
             self._put_session(boot_id, last_seq)
 
-    def append(self, rows: Sequence[tuple[str, str]], boot_id: int, last_seq: int) -> None:
-        """Store (topic, payload) rows and the link position atomically and durably."""
+    def append(self, rows: Sequence[Row], boot_id: int, last_seq: int) -> None:
+        """Store event rows and the link position atomically and durably."""
         with self._tx():
-            self._db.executemany("INSERT INTO outbox (topic, payload) VALUES (?, ?)", rows)
+            self._db.executemany(
+                "INSERT INTO outbox (topic, payload, boot_id, seq) VALUES (?, ?, ?, ?)", rows
+            )
             self._put_session(boot_id, last_seq)
         self.depth += len(rows)
 
@@ -62,10 +89,47 @@ class Outbox:
         return [(int(i), str(t), str(p)) for i, t, p in cur.fetchall()]
 
     def remove_through(self, last_id: int) -> None:
-        """Forget every row up to `last_id`: the broker has them."""
+        """Move every row up to `last_id` to the history: the broker has them."""
         with self._tx():
+            self._db.execute(
+                "INSERT OR IGNORE INTO history (topic, payload, boot_id, seq) "
+                "SELECT topic, payload, boot_id, seq FROM outbox WHERE id <= ? ORDER BY id",
+                (last_id,),
+            )
             cur = self._db.execute("DELETE FROM outbox WHERE id <= ?", (last_id,))
+            self._db.execute(
+                "DELETE FROM history WHERE id <= (SELECT MAX(id) FROM history) - ?",
+                (self.history,),
+            )
         self.depth = max(0, self.depth - cur.rowcount)
+
+    def replay_after(self, after: tuple[int, int] | None) -> int:
+        """Queue again every published event after (boot_id, seq), or all kept if None.
+
+        Returns how many were queued. The consumer asking is idempotent on the event
+        key, so events it already has cost only bandwidth.
+        """
+        with self._tx():
+            start = 0
+            if after is not None:
+                row = self._db.execute(
+                    "SELECT id FROM history WHERE boot_id = ? AND seq = ?", after
+                ).fetchone()
+                if row is None:
+                    pending = self._db.execute(
+                        "SELECT 1 FROM outbox WHERE boot_id = ? AND seq = ?", after
+                    ).fetchone()
+                    if pending is None:
+                        raise NotInHistory(f"after: no event {after} in the bridge's history")
+                    return 0  # not even published yet: everything after it is still to come
+                start = int(row[0])
+            cur = self._db.execute(
+                "INSERT INTO outbox (topic, payload, boot_id, seq) "
+                "SELECT topic, payload, boot_id, seq FROM history WHERE id > ? ORDER BY id",
+                (start,),
+            )
+        self.depth += cur.rowcount
+        return int(cur.rowcount)
 
     def close(self) -> None:
         self._db.close()

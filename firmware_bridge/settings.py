@@ -37,6 +37,9 @@ class BridgeSettings(BaseSettings):
     outbox_sync: Literal["full", "normal"] = Field(
         "full", description="full: survives power loss; normal: survives a crash, faster"
     )
+    history: int = Field(
+        100_000, ge=0, description="published events kept for consumers' replay requests"
+    )
     metrics_port: int | None = Field(None, description="serve Prometheus text on this port")
     metrics_host: str = Field("127.0.0.1", description="address for the metrics port")
     status_interval: float = Field(5.0, gt=0, description="seconds between counter updates")

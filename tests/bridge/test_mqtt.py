@@ -218,3 +218,35 @@ async def test_unplug_replug_and_reboot_mid_stream_over_mqtt(tmp_path: Path, mqt
             await rec.wait(lambda: getattr(counters(rec), "reboots", 0) == 1)
     finally:
         await device.stop()
+
+
+async def test_replay_fills_a_consumers_gap_from_the_history(tmp_path: Path, mqtt_url: str) -> None:
+    """A consumer that lost events (a broker restart, a full queue) has them published again."""
+    table = new_table()
+    device = PtyController(tmp_path / "tty", 0xAB1E)
+    await device.start()
+    sent = numbered(30)
+    try:
+        async with (
+            Recorder(mqtt_url, table) as rec,
+            running_bridge(tmp_path, mqtt_url, table, device.port) as bridge,
+        ):
+            for m in sent:
+                device.emit(m)
+            await rec.wait(lambda: len(rec.events()) == 30)
+            await rec.wait(lambda: bridge.outbox.depth == 0)
+            after = {"boot_id": 0xAB1E, "seq": 10}
+            await rec.publish("bridge/request/replay", {"after": after, "transaction": "r1"})
+            await rec.wait(lambda: len(rec.events()) == 50)
+            assert rec.last_json("bridge/response/replay")["data"] == {"queued": 20}
+            again = [e.seq for e in rec.events()[30:]]
+            assert again == list(range(11, 31))
+            assert [e.body for e in rec.events()[30:]] == [e.body for e in rec.events()[10:30]]
+
+            await rec.publish("bridge/request/replay", {"after": {"boot_id": 7, "seq": 1}})
+            await rec.wait(lambda: len(rec.on("bridge/response/replay")) == 2)
+            refused = rec.last_json("bridge/response/replay")
+            assert refused["status"] == "error" and "history" in refused["error"]
+            assert bridge.counters.replays == 1
+    finally:
+        await device.stop()
