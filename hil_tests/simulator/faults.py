@@ -46,7 +46,7 @@ class Faults:
             TableFaults(misread=0.002, out_of_turn=0.002, wrong_end=0.002),
             LinkFaults(
                 corruption=0.01, drop=0.01, duplicate=0.01, delay=0.05, burst=0.01,
-                unplug_every=5, unplug_for=0.5, reboot_every=7,
+                unplug_every=3, unplug_for=0.5, reboot_every=4,
             ),
             broker_restart_every=10,
         )  # fmt: skip
