@@ -116,6 +116,14 @@ class Recorder:
                 self._client = None
                 await asyncio.sleep(0.2)
 
+    async def forget(self) -> None:
+        """End the persistent session, so a shared broker stops queueing for us."""
+        with contextlib.suppress(aiomqtt.MqttError):
+            async with aiomqtt.Client(
+                self.hostname, self.port, identifier=self.client_id, clean_session=True
+            ):
+                pass
+
     async def request_replay(self, table: str, after: tuple[int, int] | None = None) -> None:
         """Ask a table's bridge to publish again what follows `after` (default: our pointer)."""
         if self._client is None:

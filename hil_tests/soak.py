@@ -7,9 +7,9 @@ events lost, duplicates delivered, and mismatches with the ground truth.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
+import uuid
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 
 from firmware_bridge.bridge import Bridge
 from firmware_bridge.settings import BridgeSettings
+from firmware_bridge.stopping import cancel_and_wait
 from hil_tests.broker import OwnedBroker
 from hil_tests.recorder import Received, Recorder, compare
 from hil_tests.simulator.controller import Controller
@@ -59,9 +60,9 @@ async def run_soak(cfg: SoakConfig) -> dict[str, Any]:
     if restarts_wanted and not can_restart:
         notes.append("broker restarts skipped: they need a broker this run owns with sessions")
     parts = urlsplit(url)
-    recorder = Recorder(
-        parts.hostname or "127.0.0.1", parts.port or 1883, client_id=f"soak-{cfg.seed}"
-    )
+    run_id = uuid.uuid4().hex[:8]  # topics and sessions of this run alone, on any broker
+    base = f"soak-{run_id}"
+    recorder = Recorder(parts.hostname or "127.0.0.1", parts.port or 1883, base, f"{base}-far")
     tasks = [asyncio.create_task(recorder.run())]
     await asyncio.wait_for(recorder.subscribed.wait(), 15)
     tables: list[tuple[str, SimulatedTable, Bridge]] = []
@@ -79,7 +80,7 @@ async def run_soak(cfg: SoakConfig) -> dict[str, Any]:
             await table.start()
             settings = BridgeSettings(
                 port=transport.url, table=name, mqtt=url, outbox=cfg.workdir / f"{name}.db",
-                outbox_sync="normal", mqtt_client_id=f"soak-bridge-{cfg.seed}-{name}",
+                outbox_sync="normal", mqtt_client_id=f"{base}-{name}", base_topic=base,
                 mqtt_reconnect_min=0.1, mqtt_reconnect_max=1.0, reopen_max=1.0,
             )  # fmt: skip
             bridge = Bridge(settings)
@@ -120,11 +121,8 @@ async def run_soak(cfg: SoakConfig) -> dict[str, Any]:
             url if broker is None else ("mosquitto" if broker.persistent else "amqtt"),
         )
     finally:
-        for task in tasks:
-            task.cancel()
-        for task in tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        await cancel_and_wait(tasks)
+        await recorder.forget()
         for _, table, _ in tables:
             await table.stop()
         if broker is not None:
