@@ -2,7 +2,8 @@
 
 It runs the protocol's pure `DeviceSession` (the reference the firmware follows)
 and puts link faults between it and the wire: byte corruption both ways, dropped
-and duplicated frames, held-back bursts, a pulled cable, a reset.
+and duplicated frames, held-back bursts, a pulled cable, a reset, a hang. The
+bridge's own tests and benchmark use it too (`PtyController`).
 """
 
 from __future__ import annotations
@@ -11,15 +12,17 @@ import asyncio
 import contextlib
 import time
 from collections import Counter, deque
+from pathlib import Path
 
 from firmware_bridge.protocol.arq import Timing
 from firmware_bridge.protocol.catalogue import Message
 from firmware_bridge.protocol.device_session import DeviceSession
+from firmware_bridge.protocol.frame import PROTOCOL_VERSION
 from hil_tests.simulator.faults import FaultDice, LinkFaults
-from hil_tests.simulator.transports import Transport
+from hil_tests.simulator.transports import PtyTransport, Transport
 
 DEVICE_QUEUE = 64  # events a controller holds before the table must wait (protocol §3.5)
-FIRMWARE = (1, 0, 0)
+FIRMWARE = (1, 2, 3)  # the simulated board's firmware version
 
 
 class Controller:
@@ -33,8 +36,10 @@ class Controller:
         seed: int = 0,
         timing: Timing | None = None,
         tick: float = 0.005,
+        protocol_version: int = PROTOCOL_VERSION,
     ) -> None:
         self.transport = transport
+        self.protocol_version = protocol_version
         self.table_id = table_id
         self.faults = faults or LinkFaults()
         self.dice = FaultDice(seed ^ 0x11D)
@@ -42,7 +47,7 @@ class Controller:
         self.tick = tick
         self.session = self._session(boot_id)
         self.boots = [boot_id]
-        self.commands: list[Message] = []
+        self.received: list[Message] = []  # commands from the host, in order
         self._held: deque[bytes] = deque()
         self._release_at = 0.0
         self._task: asyncio.Task[None] | None = None
@@ -52,26 +57,59 @@ class Controller:
         return Counter(self.dice.injected)
 
     def _session(self, boot_id: int) -> DeviceSession:
-        return DeviceSession(boot_id, self.table_id, FIRMWARE, self.timing, time.monotonic())
+        return DeviceSession(
+            boot_id, self.table_id, FIRMWARE, self.timing, time.monotonic(),
+            self.protocol_version,
+        )  # fmt: skip
 
     async def start(self) -> None:
-        await self.transport.plug(self._on_data)
-        self._task = asyncio.create_task(self._ticker())
+        """Power on and plug in (again, after `unplug`)."""
+        if not self.transport.plugged:
+            await self.transport.plug(self._on_data)
+        if self._task is None:
+            self._task = asyncio.create_task(self._ticker())
 
     async def stop(self) -> None:
+        await self._halt()
+        await self.transport.unplug()
+
+    async def unplug(self) -> None:
+        """Pull the cable; the controller runs on and keeps its queue."""
+        await self.transport.unplug()
+
+    async def pull_cable(self, for_seconds: float) -> None:
+        """Unplug, wait, plug back in (an injected fault, counted)."""
+        self.dice.injected["unplug"] = self.dice.injected.get("unplug", 0) + 1
+        await self.unplug()
+        await asyncio.sleep(for_seconds)
+        await self.transport.plug(self._on_data)
+
+    async def freeze(self) -> None:
+        """The controller hangs: it neither reads nor writes; the cable stays in."""
+        await self._halt()
+        self.transport.pause()
+
+    def thaw(self) -> None:
+        """It runs again, same boot, its queue intact."""
+        self.transport.resume()
+        if self._task is None:
+            self._task = asyncio.create_task(self._ticker())
+
+    def write_raw(self, data: bytes) -> int:
+        """Bytes straight onto the wire, past the session (tests' malformed frames)."""
+        return self.transport.write(data)
+
+    async def wait_welcomed(self, timeout: float = 10.0) -> None:
+        async with asyncio.timeout(timeout):
+            while not self.session.welcomed:
+                await asyncio.sleep(self.tick)
+
+    async def _halt(self) -> None:
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
             self._task = None
-        await self.transport.unplug()
-
-    async def unplug(self, for_seconds: float) -> None:
-        """Pull the cable, wait, plug it back (the controller keeps running and its queue)."""
-        self.dice.injected["unplug"] = self.dice.injected.get("unplug", 0) + 1
-        await self.transport.unplug()
-        await asyncio.sleep(for_seconds)
-        await self.transport.plug(self._on_data)
 
     def reboot(self, boot_id: int) -> None:
         """A reset: a new boot id, numbering from 1; what was not acknowledged is gone."""
@@ -106,7 +144,7 @@ class Controller:
     def _on_data(self, data: bytes) -> None:
         self.session.receive(self._corrupt(data), time.monotonic())
         while self.session.commands:
-            self.commands.append(self.session.commands.popleft())
+            self.received.append(self.session.commands.popleft())
         self._pump()
 
     async def _ticker(self) -> None:
@@ -125,7 +163,9 @@ class Controller:
                 self._held.extend([self._corrupt(frame)] * copies)
             if self.dice.roll(self.faults.burst, "burst"):
                 self._release_at = now + self.faults.delay
-        if self._held and now >= self._release_at and self.transport.plugged:
+        if not self.transport.plugged:
+            self._held.clear()  # into a pulled cable: gone, the session will resend
+        elif self._held and now >= self._release_at:
             self.transport.write(b"".join(self._held))
             self._held.clear()
 
@@ -140,6 +180,29 @@ class Controller:
                 out[i] = rng.randrange(256)
                 self.dice.injected["corrupt_byte"] = self.dice.injected.get("corrupt_byte", 0) + 1
         return bytes(out)
+
+
+class PtyController(Controller):
+    """A controller on a pseudo-terminal whose path (a symlink) is `port`."""
+
+    def __init__(
+        self,
+        port: Path,
+        boot_id: int = 0x1000,
+        *,
+        table_id: int = 1,
+        noise: float = 0.0,
+        seed: int = 0,
+        timing: Timing | None = None,
+        protocol_version: int = PROTOCOL_VERSION,
+        tick: float = 0.005,
+    ) -> None:
+        super().__init__(
+            PtyTransport(port), table_id=table_id, boot_id=boot_id,
+            faults=LinkFaults(corruption=noise), seed=seed, timing=timing, tick=tick,
+            protocol_version=protocol_version,
+        )  # fmt: skip
+        self.port = port
 
 
 def _frames(data: bytes) -> list[bytes]:

@@ -80,7 +80,7 @@ class SimulatedTable:
             if i == reboot_at:
                 await self._reboot()
             if i == unplug_at:
-                await self.controller.unplug(link.unplug_for)
+                await self.controller.pull_cable(link.unplug_for)
             await self.controller.wait_room()
             self.controller.emit(message)
             self.sent.add(self.controller.session.boot_id, message)

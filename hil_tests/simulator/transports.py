@@ -31,6 +31,10 @@ class Transport(Protocol):
 
     async def unplug(self) -> None: ...
 
+    def pause(self) -> None: ...
+
+    def resume(self) -> None: ...
+
 
 class PtyTransport:
     """`path` is a symlink that follows the current pty, like /dev/serial/by-id/… does."""
@@ -38,6 +42,7 @@ class PtyTransport:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._fds: tuple[int, int] | None = None
+        self._readable: Callable[[], None] | None = None
 
     @property
     def url(self) -> str:
@@ -67,7 +72,17 @@ class PtyTransport:
             if data:
                 on_data(data)
 
+        self._readable = readable
         asyncio.get_running_loop().add_reader(master, readable)
+
+    def pause(self) -> None:
+        """Stop reading: bytes wait in the pty, as in a hung controller's UART."""
+        if self._fds is not None:
+            asyncio.get_running_loop().remove_reader(self._fds[0])
+
+    def resume(self) -> None:
+        if self._fds is not None and self._readable is not None:
+            asyncio.get_running_loop().add_reader(self._fds[0], self._readable)
 
     def write(self, data: bytes) -> int:
         if self._fds is None:
@@ -122,6 +137,14 @@ class TcpTransport:
 
         self._server = await asyncio.start_server(serve, self.host, self.port)
         self.port = self._server.sockets[0].getsockname()[1]
+
+    def pause(self) -> None:
+        if self._writer is not None:
+            self._writer.transport.pause_reading()  # type: ignore[attr-defined]
+
+    def resume(self) -> None:
+        if self._writer is not None:
+            self._writer.transport.resume_reading()  # type: ignore[attr-defined]
 
     def write(self, data: bytes) -> int:
         if self._writer is None or self._writer.is_closing():

@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from firmware_bridge.counters import Counters
-from firmware_bridge.device import PtyController
 from firmware_bridge.event_store import OutboxEventStore
 from firmware_bridge.link import HostLink, LinkInfo
 from firmware_bridge.messages import Event, Topics
@@ -18,6 +17,7 @@ from firmware_bridge.protocol import catalogue as c
 from firmware_bridge.protocol.arq import Timing
 from firmware_bridge.protocol.catalogue import Message
 from firmware_bridge.stopping import cancel_and_wait
+from hil_tests.simulator.controller import PtyController
 
 TABLE = "t1"
 

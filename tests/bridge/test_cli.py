@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from firmware_bridge.device import PtyController
 from firmware_bridge.protocol import catalogue as c
 from firmware_bridge.settings import BridgeSettings, load_settings
+from hil_tests.simulator.controller import PtyController
 from mjtable.cli import build_parser, main
 
 from .mqttkit import Recorder, new_table

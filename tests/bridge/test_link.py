@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 from pathlib import Path
 
 from firmware_bridge.event_store import to_event
@@ -152,7 +151,7 @@ async def test_silence_takes_the_link_down_and_it_recovers(tmp_path: Path) -> No
 
 async def test_protocol_version_mismatch_is_refused(tmp_path: Path) -> None:
     port = tmp_path / "ttyTABLE"
-    from firmware_bridge.device import PtyController
+    from hil_tests.simulator.controller import PtyController
 
     from .linkkit import LinkRig
 
@@ -177,10 +176,9 @@ async def test_bad_frames_are_counted_by_reason_and_change_nothing(tmp_path: Pat
         await host.wait_state("up")
         device.emit(c.TilesLeft(9))
         await device.wait_idle()
-        assert device._fds is not None
         good = bytearray(encode_frame(Frame(0x1A, 40, 0, b"\x05")))
         good[-2] ^= 0xFF  # bad CRC
-        os.write(device._fds[0], b"\x02\x01\x00" + bytes(good) + b"\x01" * 70 + b"\x00")
+        device.write_raw(b"\x02\x01\x00" + bytes(good) + b"\x01" * 70 + b"\x00")
         async with asyncio.timeout(5):
             while host.counters.frames_bad < 3:
                 await asyncio.sleep(0.005)

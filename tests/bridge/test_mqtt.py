@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import time
 import urllib.request
 from pathlib import Path
 
-from firmware_bridge.device import PtyController
 from firmware_bridge.messages import CountersPayload, LinkStatus
 from firmware_bridge.protocol import Frame, encode_frame
 from firmware_bridge.protocol import catalogue as c
+from hil_tests.simulator.controller import PtyController
 from tests.brokers import OwnedBroker, free_port
 
 from .linkkit import numbered, sample_events
@@ -147,8 +146,7 @@ async def test_bad_frames_are_reported_and_counted(tmp_path: Path, mqtt_url: str
             await rec.wait(lambda: len(rec.events()) == 1)
             bad_crc = bytearray(encode_frame(Frame(0x1A, 9, 0, b"\x05")))
             bad_crc[-2] ^= 0x01
-            assert device._fds is not None
-            os.write(device._fds[0], b"\x02\x01\x00" + bytes(bad_crc))
+            device.write_raw(b"\x02\x01\x00" + bytes(bad_crc))
             await rec.wait(lambda: len(rec.on("bridge/error")) >= 2)
             reasons = {json.loads(p)["reason"] for p in rec.on("bridge/error")}
             assert reasons == {"too_short", "crc"}
@@ -194,8 +192,7 @@ async def test_unplug_replug_and_reboot_mid_stream_over_mqtt(tmp_path: Path, mqt
             for m in numbered(13)[10:]:
                 device.session.emit(m)
             frames = [f for f in device.session.poll(time.monotonic()).split(b"\x00") if f]
-            assert device._fds is not None
-            os.write(device._fds[0], b"\x00".join(frames[1:]) + b"\x00")
+            device.write_raw(b"\x00".join(frames[1:]) + b"\x00")
             await rec.wait(lambda: bridge.counters.gaps >= 1)
             device.reboot(0xB)
             device.thaw()
