@@ -33,7 +33,7 @@ from firmware_bridge.protocol.catalogue import (
 )
 from hil_tests.simulator.faults import FaultDice, TableFaults
 from hil_tests.simulator.players import MeldRecord, Player
-from hil_tests.simulator.wall import Wall, is_flower, kind_of
+from hil_tests.simulator.wall import Place, Wall, is_flower, kind_of
 from table_service.rules import HandOutcome, Profile, Stakes, parse_hand, score, settle
 from table_service.rules.settlement import Payment, net
 from table_service.rules.table import (
@@ -77,6 +77,7 @@ class HandResult:
     flowers: list[list[int]] = field(default_factory=list)
     discards: list[list[int]] = field(default_factory=list)
     wall_left: list[int] = field(default_factory=list)
+    places: dict[int, Place] = field(default_factory=dict)  # where each tile sat in the wall
     injected: list[dict[str, int]] = field(default_factory=list)  # table faults, in order
 
     @property
@@ -545,4 +546,5 @@ class HandSim:
         result.flowers = [list(p.flowers) for p in self.players]
         result.discards = [list(p.discards) for p in self.players]
         result.wall_left = self.wall.remaining()
+        result.places = self.wall.places
         result.injected = list(self.injected)
