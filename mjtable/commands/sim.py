@@ -23,6 +23,7 @@ from hil_tests.soak import SoakConfig, boot_id_for, run_soak
 from mjtable.commands.score import add_profile_option, load_profile
 
 VERDICT_KEYS = ("events_lost", "duplicates_delivered", "mismatches")
+DEFAULT_PTY = "mjtable-sim.tty"
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -38,7 +39,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         ),
     )
     p.add_argument("mode", nargs="?", choices=("run", "soak"), default="run")
-    p.add_argument("--pty", metavar="PATH", help="pty link path (run; default ./mjtable-sim.tty)")
+    p.add_argument("--pty", metavar="PATH", nargs="?", const=DEFAULT_PTY,
+                   help=f"run on a pseudo-terminal linked at PATH (default ./{DEFAULT_PTY}); "
+                   "the default when --tcp is not given")  # fmt: skip
     p.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of a pty (run)")
     p.add_argument("--tables", type=int, default=1, help="tables in this process (default 1)")
     p.add_argument("--hands", type=int, default=None,
@@ -90,7 +93,7 @@ def _transport(args: argparse.Namespace, index: int) -> Transport:
     if args.tcp:
         host, _, port = args.tcp.rpartition(":")
         return TcpTransport(host or "127.0.0.1", int(port) + index if int(port) else 0)
-    base = Path(args.pty or "mjtable-sim.tty").absolute()
+    base = Path(args.pty or DEFAULT_PTY).absolute()
     path = base if args.tables == 1 else base.with_name(f"{base.stem}-{index + 1}{base.suffix}")
     return PtyTransport(path)
 
