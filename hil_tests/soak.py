@@ -7,7 +7,9 @@ events lost, duplicates delivered, and mismatches with the ground truth.
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
+import resource
 import time
 import uuid
 from collections import Counter
@@ -27,6 +29,19 @@ from hil_tests.simulator.table import SimulatedTable
 from hil_tests.simulator.transports import PtyTransport
 
 DRAIN_TIMEOUT = 120.0
+STAGGER = 0.02  # seconds between tables' first hands
+FDS_PER_TABLE = 11  # pty ends, the bridge's open, pyserial's pipes, SQLite's three, MQTT
+
+
+def ensure_open_files(tables: int) -> None:
+    """Raise the soft open-file limit for this many tables, or say why it cannot be."""
+    need = 64 + FDS_PER_TABLE * tables
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft >= need:
+        return
+    if hard != resource.RLIM_INFINITY and hard < need:
+        raise RuntimeError(f"--tables {tables} needs {need} open files; the hard limit is {hard}")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (need, hard))
 
 
 @dataclass
@@ -47,6 +62,7 @@ def boot_id_for(seed: int, table: int) -> int:
 
 async def run_soak(cfg: SoakConfig) -> dict[str, Any]:
     """Play the hands and compare the far end with the ground truth."""
+    ensure_open_files(cfg.tables)
     logging.getLogger("firmware_bridge").setLevel(logging.WARNING)
     broker: OwnedBroker | None = None
     notes: list[str] = []
@@ -91,10 +107,12 @@ async def run_soak(cfg: SoakConfig) -> dict[str, Any]:
                  for t in range(cfg.tables)]  # fmt: skip
         played = 0
 
-        async def play(table: SimulatedTable, n: int) -> None:
+        async def play(index: int, table: SimulatedTable, n: int) -> None:
             nonlocal played, restarts
+            await asyncio.sleep(index * STAGGER)  # not every table dealing at the same instant
             for _ in range(n):
                 await table.play_hand()
+                gc.freeze()  # ground truth only grows: keep full collections from rescanning it
                 played += 1
                 if can_restart and restarts_wanted and played % restarts_wanted == 0:
                     assert broker is not None
@@ -102,7 +120,7 @@ async def run_soak(cfg: SoakConfig) -> dict[str, Any]:
                     restarts += 1
 
         await asyncio.gather(
-            *(play(table, n) for (_, table, _), n in zip(tables, share, strict=True))
+            *(play(i, t, n) for i, ((_, t, _), n) in enumerate(zip(tables, share, strict=True)))
         )
         for _, table, _ in tables:
             await table.controller.wait_idle(DRAIN_TIMEOUT)
@@ -130,12 +148,18 @@ async def run_soak(cfg: SoakConfig) -> dict[str, Any]:
 
 
 async def _drain(recorder: Recorder, tables: list[tuple[str, SimulatedTable, Bridge]]) -> bool:
-    """Wait for the far end to hold every event, asking replays for tails it cannot see."""
+    """Wait for the far end to hold every event, asking replays for tails it cannot see
+    (only when nothing arrived for a while: a slow far end is not a lossy one)."""
     want = {name: table.sent.count for name, table, _ in tables}
     deadline = time.monotonic() + DRAIN_TIMEOUT
+    held = -1
     while time.monotonic() < deadline:
         if await recorder.wait_for(want, 5.0):
             return True
+        now_held = sum(r.count for r in recorder.tables.values())
+        progress, held = now_held != held, now_held
+        if progress:
+            continue
         for name, table, _ in tables:
             received = recorder.tables.get(name)
             for boot_id, messages in table.sent.by_boot.items():
