@@ -89,9 +89,7 @@ def _ping_hu(f: Facts) -> int:
     )
 
 
-_SELF_DRAW_ITEMS: Final = frozenset({"self_draw"})
-
-# Reading-independent facts of a 嚦咕嚦咕 that it keeps (§4, row lik_gu).
+# The items a 嚦咕嚦咕 keeps beside itself (§4, row lik_gu); it excludes all others.
 _LIK_GU_KEEPS: Final = frozenset(
     {
         "lik_gu", "seat_flower", "flower_kong", "all_flowers", "seat_wind_pong",
@@ -109,7 +107,7 @@ _ROWS: Final[tuple[Item, ...]] = (
         "不求.自摸",
         2,
         lambda f: _n(not f.exposed and f.win == "self_draw"),
-        _SELF_DRAW_ITEMS,
+        frozenset({"self_draw"}),
     ),
     Item(
         "all_melded",
