@@ -316,11 +316,8 @@ class HostLink:
 
     def _on_link_frame(self, frame: Frame, now: float) -> None:
         self._sender_ack(frame.ack, now)
-        try:
-            message = from_frame(frame)
-        except PayloadError as exc:
-            self.counters.bad(exc.reason)
-            self.on_error(exc.reason, str(exc), frame.payload)
+        message = self._control_message(frame)
+        if message is None:
             return
         if isinstance(message, c.Nak):
             for seq, m in self._sender.on_nak(message.expected, now):
@@ -336,12 +333,18 @@ class HostLink:
         if self._peer_last is None or seq_diff(seq, self._peer_last) > 0:
             self._peer_last = seq
 
-    def _on_hello(self, frame: Frame, now: float) -> None:
+    def _control_message(self, frame: Frame) -> Message | None:
+        """A link-control frame's message, or None (counted and reported) if refused."""
         try:
-            hello = from_frame(frame)
+            return from_frame(frame)
         except PayloadError as exc:
             self.counters.bad(exc.reason)
             self.on_error(exc.reason, str(exc), frame.payload)
+            return None
+
+    def _on_hello(self, frame: Frame, now: float) -> None:
+        hello = self._control_message(frame)
+        if hello is None:
             return
         assert isinstance(hello, c.Hello)
         known = self._known
