@@ -214,3 +214,14 @@ def test_settlements_sum_to_zero(
     assert sum(net(payments)) == 0
     assert all(p.amount >= base and p.payer != p.payee for p in payments)
     assert len(payments) == (1 if kind in ("discard", "robbing_kong", "seven_rob_one") else 3)
+
+
+@settings(max_examples=200)
+@given(winning_hands(), st.randoms(use_true_random=False))
+def test_score_does_not_depend_on_tile_order(data: dict[str, Any], rng: Any) -> None:
+    shuffled = dict(data)
+    shuffled["concealed"] = rng.sample(data["concealed"], len(data["concealed"]))
+    shuffled["melds"] = rng.sample(data["melds"], len(data["melds"]))
+    shuffled["flowers"] = rng.sample(data["flowers"], len(data["flowers"]))
+    a, b = score(parse_hand(data)), score(parse_hand(shuffled))
+    assert (a.valid, a.tai, a.items, a.waits) == (b.valid, b.tai, b.items, b.waits)
