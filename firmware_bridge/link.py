@@ -135,6 +135,7 @@ class HostLink:
         self._known = store.session()
         self._last_seq = self._known[1] if self._known else 0
         self._last_rx = self._last_tx = self._last_sync = self._down_since = 0.0
+        self._last_time_sync = 0.0
         self._started = time.monotonic()
         self._opened_once = False
 
@@ -218,6 +219,8 @@ class HostLink:
                     return
             if now - self._last_tx >= self.timing.heartbeat:
                 self._write(c.Heartbeat(int((now - self._started) * 1000) % 2**32), now)
+            if self._session and now - self._last_time_sync >= self.timing.time_sync:
+                self._send_time_sync(now)
 
     def _log_retry(self, state: RetryCallState) -> None:
         error = state.outcome.exception() if state.outcome else None
@@ -391,6 +394,11 @@ class HostLink:
         )
         self._write(c.Welcome(PROTOCOL_VERSION, c.HelloResult.ACCEPTED, 1), now)
         self._set_session(True, "up")
+        self._send_time_sync(now)
+
+    def _send_time_sync(self, now: float) -> None:
+        """The wall clock to the controller after each WELCOME and every hour (§7.4)."""
+        self._last_time_sync = now
         self._sender.push(c.TimeSync(int(self.wall_clock() * 1000)))
 
     # --- sending ----------------------------------------------------------------

@@ -32,6 +32,7 @@ class Timing:
     silence: float = 3.5
     hello_repeat: float = 0.5
     sync_repeat: float = 1.0
+    time_sync: float = 3600.0  # host → device TIME_SYNC after WELCOME and this often
 
 
 class Verdict(Enum):

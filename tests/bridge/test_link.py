@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from pathlib import Path
 
 from firmware_bridge.event_store import to_event
@@ -211,3 +212,15 @@ async def test_intact_but_refused_events_keep_their_number(tmp_path: Path) -> No
         assert "count: 200 out of range" in events[2].body.error
         assert host.counters.invalid_events == 2
         assert plain(c.TilesLeft(8)) == {"count": 8}
+
+
+async def test_time_sync_after_welcome_and_then_periodically(tmp_path: Path) -> None:
+    """§7.4: TIME_SYNC follows every WELCOME, then every `time_sync` seconds (an hour)."""
+    async with rig(tmp_path, timing=Timing(time_sync=0.3)) as (host, device):
+        await host.wait_state("up")
+        async with asyncio.timeout(10):
+            while sum(isinstance(m, c.TimeSync) for m in device.received) < 3:
+                await asyncio.sleep(0.02)
+        syncs = [m for m in device.received if isinstance(m, c.TimeSync)]
+        assert all(abs(m.unix_ms / 1000 - time.time()) < 60 for m in syncs)
+        assert [m.unix_ms for m in syncs] == sorted(m.unix_ms for m in syncs)
