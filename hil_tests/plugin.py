@@ -35,12 +35,18 @@ from hil_tests.soak import boot_id_for
 from hil_tests.stream import Body, split_hands
 
 HARDWARE_HAND_TIMEOUT = 1800.0  # people play a real hand; give them half an hour
+LINK_UP_TIMEOUT = 20.0
+BROKEN = pytest.StashKey[str]()  # set once the table fails to come up: the rest skip
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("hil", "hardware in the loop")
     group.addoption("--port", help="a real table controller (device path or pyserial URL)")
     group.addoption("--hil-mqtt", help="broker URL (default $MJTABLE_TEST_MQTT, else embedded)")
+    group.addoption(
+        "--hil-link-timeout", type=float, default=LINK_UP_TIMEOUT,
+        help="seconds for the link to come up before the table counts as broken",
+    )  # fmt: skip
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -172,6 +178,18 @@ async def loop(request: pytest.FixtureRequest, hil_broker: str) -> AsyncIterator
     seed = int(marker.args[0]) if marker else 1
     port: Any = request.config.getoption("--port")
     name = "hil" + request.node.name.replace("_", "")[-20:].replace("[", "").replace("]", "")
+    broken = request.config.stash.get(BROKEN, None)
+    if broken:
+        pytest.skip(f"the table is broken: {broken}")
     with tempfile.TemporaryDirectory() as tmp:
         async with open_loop(hil_broker, Path(tmp), port=port, seed=seed, name=name) as opened:
+            limit = float(request.config.getoption("--hil-link-timeout"))
+            try:
+                async with asyncio.timeout(limit):
+                    while opened.bridge.link.info.state != "up":
+                        await asyncio.sleep(0.05)
+            except TimeoutError:
+                why = f"no link to {port or 'the simulator'} after {limit:g} s"
+                request.config.stash[BROKEN] = why  # fail here once, skip the rest
+                pytest.fail(why)
             yield opened
