@@ -19,6 +19,7 @@ from firmware_bridge.messages import Event
 from firmware_bridge.protocol.arq import Timing
 from firmware_bridge.settings import load_settings
 from firmware_bridge.stopping import cancel_and_wait
+from hil_tests.simulator.controller import PtyController
 
 
 def new_table() -> str:
@@ -118,3 +119,14 @@ async def running_bridge(
         yield bridge
     finally:
         await cancel_and_wait([task])
+
+
+@contextlib.asynccontextmanager
+async def running_device(tmp_path: Path, boot_id: int) -> AsyncIterator[PtyController]:
+    """A simulated controller on `tmp_path/tty`, plugged in for the test's duration."""
+    device = PtyController(tmp_path / "tty", boot_id)
+    await device.start()
+    try:
+        yield device
+    finally:
+        await device.stop()

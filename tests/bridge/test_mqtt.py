@@ -11,11 +11,10 @@ from pathlib import Path
 from firmware_bridge.messages import CountersPayload, LinkStatus
 from firmware_bridge.protocol import Frame, encode_frame
 from firmware_bridge.protocol import catalogue as c
-from hil_tests.simulator.controller import PtyController
 from tests.brokers import OwnedBroker, free_port
 
 from .linkkit import numbered, sample_events
-from .mqttkit import Recorder, new_table, running_bridge
+from .mqttkit import Recorder, new_table, running_bridge, running_device
 from .test_link import expected_bodies
 
 
@@ -31,9 +30,7 @@ def counters(rec: Recorder) -> CountersPayload | None:
 
 async def test_events_state_and_commands_over_mqtt(tmp_path: Path, mqtt_url: str) -> None:
     table = new_table()
-    device = PtyController(tmp_path / "tty", 0xB007)
-    await device.start()
-    try:
+    async with running_device(tmp_path, 0xB007) as device:
         async with (
             Recorder(mqtt_url, table) as rec,
             running_bridge(tmp_path, mqtt_url, table, device.port) as bridge,
@@ -79,171 +76,151 @@ async def test_events_state_and_commands_over_mqtt(tmp_path: Path, mqtt_url: str
             # (amqtt may deliver the retained value twice; Mosquitto once)
             await late.wait(lambda: late.on("bridge/availability")[-1:] == [b"offline"])
             assert set(late.on("bridge/availability")) == {b"offline"}
-    finally:
-        await device.stop()
 
 
 async def test_broker_outage_loses_nothing(tmp_path: Path, owned_broker: OwnedBroker) -> None:
     table = new_table()
-    device = PtyController(tmp_path / "tty", 0xD00D)
-    await device.start()
     sent = numbered(60)
     persistent = owned_broker.persistent
-    try:
-        async with (
-            Recorder(owned_broker.url, table, f"rec-{table}", clean_session=not persistent) as rec,
-            running_bridge(
-                tmp_path,
-                owned_broker.url,
-                table,
-                device.port,
-                # without persistent sessions the recorder must resubscribe before the
-                # bridge reconnects: give it a clear head start (amqtt fallback only)
-                mqtt_reconnect_min=0.1 if persistent else 1.0,
-                mqtt_reconnect_max=0.5 if persistent else 1.0,
-            ) as bridge,
-        ):
-            for m in sent[:20]:
-                device.emit(m)
-            await rec.wait(lambda: len(rec.events()) == 20)
-            owned_broker.stop()
-            for m in sent[20:45]:
-                device.emit(m)
-            await device.wait_idle()  # acknowledged, so stored durably, with no broker
-            assert bridge.outbox.depth == 25
-            owned_broker.start()
-            for m in sent[45:]:
-                device.emit(m)
-            await rec.wait(lambda: len({e.seq for e in rec.events()}) == 60, timeout=30)
-            events = rec.events()
-            unique = sorted({e.seq: e for e in events}.values(), key=lambda e: e.seq)
-            assert [e.body.model_dump(mode="json") for e in unique] == expected_bodies(sent)
-            # in order: the first arrival of each seq comes after that of its predecessor
-            seen: list[int] = []
-            for e in events:
-                if e.seq not in seen:
-                    seen.append(e.seq)
-            assert seen == list(range(1, 61))
-            assert bridge.counters.mqtt_reconnects >= 1
-            await rec.wait(lambda: bridge.outbox.depth == 0)
-    finally:
-        await device.stop()
+    async with (
+        running_device(tmp_path, 0xD00D) as device,
+        Recorder(owned_broker.url, table, f"rec-{table}", clean_session=not persistent) as rec,
+        running_bridge(
+            tmp_path,
+            owned_broker.url,
+            table,
+            device.port,
+            # without persistent sessions the recorder must resubscribe before the
+            # bridge reconnects: give it a clear head start (amqtt fallback only)
+            mqtt_reconnect_min=0.1 if persistent else 1.0,
+            mqtt_reconnect_max=0.5 if persistent else 1.0,
+        ) as bridge,
+    ):
+        for m in sent[:20]:
+            device.emit(m)
+        await rec.wait(lambda: len(rec.events()) == 20)
+        owned_broker.stop()
+        for m in sent[20:45]:
+            device.emit(m)
+        await device.wait_idle()  # acknowledged, so stored durably, with no broker
+        assert bridge.outbox.depth == 25
+        owned_broker.start()
+        for m in sent[45:]:
+            device.emit(m)
+        await rec.wait(lambda: len({e.seq for e in rec.events()}) == 60, timeout=30)
+        events = rec.events()
+        unique = sorted({e.seq: e for e in events}.values(), key=lambda e: e.seq)
+        assert [e.body.model_dump(mode="json") for e in unique] == expected_bodies(sent)
+        # in order: the first arrival of each seq comes after that of its predecessor
+        seen: list[int] = []
+        for e in events:
+            if e.seq not in seen:
+                seen.append(e.seq)
+        assert seen == list(range(1, 61))
+        assert bridge.counters.mqtt_reconnects >= 1
+        await rec.wait(lambda: bridge.outbox.depth == 0)
 
 
 async def test_bad_frames_are_reported_and_counted(tmp_path: Path, mqtt_url: str) -> None:
     table = new_table()
-    device = PtyController(tmp_path / "tty", 0xBAD)
-    await device.start()
     metrics_port = free_port()
-    try:
-        async with (
-            Recorder(mqtt_url, table) as rec,
-            running_bridge(
-                tmp_path, mqtt_url, table, device.port, metrics_port=metrics_port
-            ) as bridge,
-        ):
-            device.emit(c.TilesLeft(40))
-            await rec.wait(lambda: len(rec.events()) == 1)
-            bad_crc = bytearray(encode_frame(Frame(0x1A, 9, 0, b"\x05")))
-            bad_crc[-2] ^= 0x01
-            device.write_raw(b"\x02\x01\x00" + bytes(bad_crc))
-            await rec.wait(lambda: len(rec.on("bridge/error")) >= 2)
-            reasons = {json.loads(p)["reason"] for p in rec.on("bridge/error")}
-            assert reasons == {"too_short", "crc"}
-            await rec.wait(lambda: getattr(counters(rec), "frames_bad", 0) == 2)
-            assert getattr(counters(rec), "bad_by_reason", None) == {"too_short": 1, "crc": 1}
-            assert len(rec.events()) == 1 and bridge.counters.events == 1
+    async with (
+        running_device(tmp_path, 0xBAD) as device,
+        Recorder(mqtt_url, table) as rec,
+        running_bridge(tmp_path, mqtt_url, table, device.port, metrics_port=metrics_port) as bridge,
+    ):
+        device.emit(c.TilesLeft(40))
+        await rec.wait(lambda: len(rec.events()) == 1)
+        bad_crc = bytearray(encode_frame(Frame(0x1A, 9, 0, b"\x05")))
+        bad_crc[-2] ^= 0x01
+        device.write_raw(b"\x02\x01\x00" + bytes(bad_crc))
+        await rec.wait(lambda: len(rec.on("bridge/error")) >= 2)
+        reasons = {json.loads(p)["reason"] for p in rec.on("bridge/error")}
+        assert reasons == {"too_short", "crc"}
+        await rec.wait(lambda: getattr(counters(rec), "frames_bad", 0) == 2)
+        assert getattr(counters(rec), "bad_by_reason", None) == {"too_short": 1, "crc": 1}
+        assert len(rec.events()) == 1 and bridge.counters.events == 1
 
-            url = f"http://127.0.0.1:{metrics_port}/metrics"
-            body = await asyncio.to_thread(lambda: urllib.request.urlopen(url, timeout=5).read())
-            text = body.decode()
-            label = f'table="{table}"'
-            assert f"mjtable_bridge_frames_bad_total{{{label}}} 2.0" in text
-            assert f'mjtable_bridge_frames_bad_by_reason_total{{reason="crc",{label}}} 1.0' in text
-            assert f"mjtable_bridge_link_up{{{label}}} 1.0" in text
-    finally:
-        await device.stop()
+        url = f"http://127.0.0.1:{metrics_port}/metrics"
+        body = await asyncio.to_thread(lambda: urllib.request.urlopen(url, timeout=5).read())
+        text = body.decode()
+        label = f'table="{table}"'
+        assert f"mjtable_bridge_frames_bad_total{{{label}}} 2.0" in text
+        assert f'mjtable_bridge_frames_bad_by_reason_total{{reason="crc",{label}}} 1.0' in text
+        assert f"mjtable_bridge_link_up{{{label}}} 1.0" in text
 
 
 async def test_unplug_replug_and_reboot_mid_stream_over_mqtt(tmp_path: Path, mqtt_url: str) -> None:
     table = new_table()
-    device = PtyController(tmp_path / "tty", 0xA)
-    await device.start()
-    try:
-        async with (
-            Recorder(mqtt_url, table) as rec,
-            running_bridge(tmp_path, mqtt_url, table, device.port) as bridge,
-        ):
-            first = numbered(10)
-            for m in first[:5]:
-                device.emit(m)
-            await device.wait_idle()
-            await device.unplug()
-            for m in first[5:]:
-                device.session.emit(m)  # while the cable is out
-            await rec.wait(lambda: link_state(rec) == "connecting")
-            await device.start()
-            await device.wait_idle()
-            await rec.wait(lambda: len(rec.events()) == 10)
+    async with (
+        running_device(tmp_path, 0xA) as device,
+        Recorder(mqtt_url, table) as rec,
+        running_bridge(tmp_path, mqtt_url, table, device.port) as bridge,
+    ):
+        first = numbered(10)
+        for m in first[:5]:
+            device.emit(m)
+        await device.wait_idle()
+        await device.unplug()
+        for m in first[5:]:
+            device.session.emit(m)  # while the cable is out
+        await rec.wait(lambda: link_state(rec) == "connecting")
+        await device.start()
+        await device.wait_idle()
+        await rec.wait(lambda: len(rec.events()) == 10)
 
-            # Mid-stream: three more leave the controller, the first is lost on the
-            # wire, and the controller resets before it could resend them.
-            await device.freeze()
-            for m in numbered(13)[10:]:
-                device.session.emit(m)
-            frames = [f for f in device.session.poll(time.monotonic()).split(b"\x00") if f]
-            device.write_raw(b"\x00".join(frames[1:]) + b"\x00")
-            await rec.wait(lambda: bridge.counters.gaps >= 1)
-            device.reboot(0xB)
-            device.thaw()
-            second = numbered(4)
-            for m in second:
-                device.emit(m)
-            await device.wait_idle()
-            await rec.wait(lambda: len(rec.events()) == 14)
-            keys = [(e.boot_id, e.seq) for e in rec.events()]
-            assert keys == [(0xA, i) for i in range(1, 11)] + [(0xB, i) for i in range(1, 5)]
-            bodies = [e.body.model_dump(mode="json") for e in rec.events()]
-            assert bodies == expected_bodies(first + second)
-            await rec.wait(
-                lambda: any(json.loads(p)["reason"] == "reboot" for p in rec.on("bridge/error"))
-            )
-            reboot = next(json.loads(p) for p in rec.on("bridge/error") if b"reboot" in p)
-            assert "boot 10 → 11; 3 events of boot 10 were never received" in reboot["detail"]
-            assert (bridge.counters.reboots, bridge.counters.lost) == (1, 3)
-            assert bridge.counters.reconnects >= 1
-            await rec.wait(lambda: getattr(counters(rec), "reboots", 0) == 1)
-    finally:
-        await device.stop()
+        # Mid-stream: three more leave the controller, the first is lost on the
+        # wire, and the controller resets before it could resend them.
+        await device.freeze()
+        for m in numbered(13)[10:]:
+            device.session.emit(m)
+        frames = [f for f in device.session.poll(time.monotonic()).split(b"\x00") if f]
+        device.write_raw(b"\x00".join(frames[1:]) + b"\x00")
+        await rec.wait(lambda: bridge.counters.gaps >= 1)
+        device.reboot(0xB)
+        device.thaw()
+        second = numbered(4)
+        for m in second:
+            device.emit(m)
+        await device.wait_idle()
+        await rec.wait(lambda: len(rec.events()) == 14)
+        keys = [(e.boot_id, e.seq) for e in rec.events()]
+        assert keys == [(0xA, i) for i in range(1, 11)] + [(0xB, i) for i in range(1, 5)]
+        bodies = [e.body.model_dump(mode="json") for e in rec.events()]
+        assert bodies == expected_bodies(first + second)
+        await rec.wait(
+            lambda: any(json.loads(p)["reason"] == "reboot" for p in rec.on("bridge/error"))
+        )
+        reboot = next(json.loads(p) for p in rec.on("bridge/error") if b"reboot" in p)
+        assert "boot 10 → 11; 3 events of boot 10 were never received" in reboot["detail"]
+        assert (bridge.counters.reboots, bridge.counters.lost) == (1, 3)
+        assert bridge.counters.reconnects >= 1
+        await rec.wait(lambda: getattr(counters(rec), "reboots", 0) == 1)
 
 
 async def test_replay_fills_a_consumers_gap_from_the_history(tmp_path: Path, mqtt_url: str) -> None:
     """A consumer that lost events (a broker restart, a full queue) has them published again."""
     table = new_table()
-    device = PtyController(tmp_path / "tty", 0xAB1E)
-    await device.start()
     sent = numbered(30)
-    try:
-        async with (
-            Recorder(mqtt_url, table) as rec,
-            running_bridge(tmp_path, mqtt_url, table, device.port) as bridge,
-        ):
-            for m in sent:
-                device.emit(m)
-            await rec.wait(lambda: len(rec.events()) == 30)
-            await rec.wait(lambda: bridge.outbox.depth == 0)
-            after = {"boot_id": 0xAB1E, "seq": 10}
-            await rec.publish("bridge/request/replay", {"after": after, "transaction": "r1"})
-            await rec.wait(lambda: len(rec.events()) == 50)
-            assert rec.last_json("bridge/response/replay")["data"] == {"queued": 20}
-            again = [e.seq for e in rec.events()[30:]]
-            assert again == list(range(11, 31))
-            assert [e.body for e in rec.events()[30:]] == [e.body for e in rec.events()[10:30]]
+    async with (
+        running_device(tmp_path, 0xAB1E) as device,
+        Recorder(mqtt_url, table) as rec,
+        running_bridge(tmp_path, mqtt_url, table, device.port) as bridge,
+    ):
+        for m in sent:
+            device.emit(m)
+        await rec.wait(lambda: len(rec.events()) == 30)
+        await rec.wait(lambda: bridge.outbox.depth == 0)
+        after = {"boot_id": 0xAB1E, "seq": 10}
+        await rec.publish("bridge/request/replay", {"after": after, "transaction": "r1"})
+        await rec.wait(lambda: len(rec.events()) == 50)
+        assert rec.last_json("bridge/response/replay")["data"] == {"queued": 20}
+        again = [e.seq for e in rec.events()[30:]]
+        assert again == list(range(11, 31))
+        assert [e.body for e in rec.events()[30:]] == [e.body for e in rec.events()[10:30]]
 
-            await rec.publish("bridge/request/replay", {"after": {"boot_id": 7, "seq": 1}})
-            await rec.wait(lambda: len(rec.on("bridge/response/replay")) == 2)
-            refused = rec.last_json("bridge/response/replay")
-            assert refused["status"] == "error" and "history" in refused["error"]
-            assert bridge.counters.replays == 1
-    finally:
-        await device.stop()
+        await rec.publish("bridge/request/replay", {"after": {"boot_id": 7, "seq": 1}})
+        await rec.wait(lambda: len(rec.on("bridge/response/replay")) == 2)
+        refused = rec.last_json("bridge/response/replay")
+        assert refused["status"] == "error" and "history" in refused["error"]
+        assert bridge.counters.replays == 1
