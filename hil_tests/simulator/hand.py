@@ -33,7 +33,7 @@ from firmware_bridge.protocol.catalogue import (
 )
 from hil_tests.simulator.faults import FaultDice, TableFaults
 from hil_tests.simulator.players import MeldRecord, Player
-from hil_tests.simulator.wall import Place, Wall, is_flower, kind_of
+from hil_tests.simulator.wall import Place, Wall
 from table_service.rules import HandOutcome, Profile, Stakes, parse_hand, score, settle
 from table_service.rules.settlement import Payment, net
 from table_service.rules.table import (
@@ -47,7 +47,14 @@ from table_service.rules.table import (
     forbidden_after_chow,
     seat_position,
 )
-from table_service.rules.tiles import kind_code, wind_code
+from table_service.rules.tiles import (
+    flower_code,
+    is_flower_tile,
+    kind_code,
+    tile_flower,
+    tile_kind,
+    wind_code,
+)
 
 Emit = Callable[[Message], None]
 
@@ -194,10 +201,10 @@ class HandSim:
     def _replace_dealt_flowers(self) -> None:
         """補花: in turn order from the dealer, pass after pass until no flower is left."""
         order = [(self.deal.dealer + k) % SEATS for k in range(SEATS)]
-        while any(is_flower(t) for p in self.players for t in p.hand):
+        while any(is_flower_tile(t) for p in self.players for t in p.hand):
             for seat in order:
                 player = self.players[seat]
-                flowers = [t for t in player.hand if is_flower(t)]
+                flowers = [t for t in player.hand if is_flower_tile(t)]
                 for tile in flowers:
                     player.hand.remove(tile)
                     self._reveal_flower(player, tile)
@@ -225,7 +232,7 @@ class HandSim:
         dealer = self.players[turn]
         drawn: int | None = dealer.hand[-1]
         if dealer.is_complete():
-            self._win(dealer, kind_of(dealer.hand[-1]), "self_draw", timing="heavenly_win")
+            self._win(dealer, tile_kind(dealer.hand[-1]), "self_draw", timing="heavenly_win")
         mode = "first"
         while True:
             player = self.players[turn]
@@ -256,7 +263,7 @@ class HandSim:
             self._draw_game()
         tile = self._draw(player, end)
         replaced = end == End.BACK
-        while is_flower(tile):
+        while is_flower_tile(tile):
             self._reveal_flower(player, tile)
             robber = next(
                 (p for p in self.players if p is not player and len(p.flowers) == 7), None
@@ -294,7 +301,7 @@ class HandSim:
             timing = None if self.claims_made else "earthly_win"
         elif player.declared == "earthly_ready" and self._within_declaration_round(player):
             timing = "human_win"
-        self._win(player, kind_of(drawn), "self_draw", replacement=replaced, timing=timing)
+        self._win(player, tile_kind(drawn), "self_draw", replacement=replaced, timing=timing)
 
     def _pass_win(self, player: Player) -> None:
         """D1: a win not taken sets 過水; D7: it also voids a declaration's 台."""
@@ -330,7 +337,7 @@ class HandSim:
                 break
             meld = next(
                 m for m in player.melds
-                if m.kind == MeldKind.PUNG and kind_of(m.tiles[0]) == kind_of(tile)
+                if m.kind == MeldKind.PUNG and tile_kind(m.tiles[0]) == tile_kind(tile)
             )  # fmt: skip
             player.hand.remove(tile)
             meld.kind = MeldKind.KONG_ADDED
@@ -338,7 +345,7 @@ class HandSim:
             self.emit(SeatButton(player.seat, Button.KONG))
             self.emit(MeldExposed(player.seat, MeldKind.KONG_ADDED, NO_SEAT, tuple(meld.tiles)))
             self._robbing_kong(player, meld, tile)
-            if player.passed_win and kind_of(tile) not in player.waits():
+            if player.passed_win and tile_kind(tile) not in player.waits():
                 player.passed_win = False  # D1: a 加槓 of a non-winning tile clears 過水
             drawn, _ = self._draw_for_turn(player, End.BACK)
             self._offer_self_draw(player, drawn, True)
@@ -348,7 +355,7 @@ class HandSim:
         """搶槓: the first seat after the adder that wins on the added tile takes it."""
         for seat in claim_order(adder.seat):
             other = self.players[seat]
-            if not other.can_win_with(kind_of(tile)):
+            if not other.can_win_with(tile_kind(tile)):
                 continue
             if other.passed_win:
                 self._pass_win(other)
@@ -356,7 +363,7 @@ class HandSim:
             meld.tiles.remove(tile)
             meld.kind = MeldKind.PUNG
             other.hand.append(tile)
-            self._win(other, kind_of(tile), "robbing_kong", payer=adder.seat)
+            self._win(other, tile_kind(tile), "robbing_kong", payer=adder.seat)
 
     # --- discards and claims ---------------------------------------------------------
 
@@ -372,20 +379,20 @@ class HandSim:
         self.emit(TileDiscarded(player.seat, tile))
         player.discards.append(tile)
         player.no_discard = frozenset()
-        player.last_discard_kind = kind_of(tile)
+        player.last_discard_kind = tile_kind(tile)
         player.passed_pongs.clear()
-        if player.passed_win and kind_of(tile) not in waits:
+        if player.passed_win and tile_kind(tile) not in waits:
             player.passed_win = False  # D1
         self.first_discard_done[player.seat] = True
         self.round_discards[player.seat] = []
         for other in range(SEATS):
             if other != player.seat:
-                self.round_discards[other].append(kind_of(tile))
+                self.round_discards[other].append(tile_kind(tile))
         return tile
 
     def _claims(self, discarder: Player, tile: int) -> tuple[int, str]:
         """Resolve claims on a discard (胡 over 碰/槓 over 吃): (next seat, how its turn begins)."""
-        kind = kind_of(tile)
+        kind = tile_kind(tile)
         first_discard = len(discarder.discards) == 1
         for seat in claim_order(discarder.seat):
             player = self.players[seat]
@@ -447,7 +454,7 @@ class HandSim:
         raise HandOver
 
     def _declaration(self, player: Player, winning_kind: int, win: str) -> dict[str, Any]:
-        concealed = [kind_of(t) for t in player.hand]
+        concealed = [tile_kind(t) for t in player.hand]
         concealed.remove(winning_kind)
         position = seat_position(
             player.seat, self.opening_seat, self.deal.dealer, self.profile.seat_order
@@ -504,10 +511,10 @@ class HandSim:
             "streak": self.deal.streak,
         }
         if robbed is not None:
-            declaration["robbed_flower"] = f"h{robbed - 135}"
+            declaration["robbed_flower"] = flower_code(tile_flower(robbed))
         settle_kind = flower_win
         if player.is_complete():
-            declaration.update(self._declaration(player, kind_of(tile), "self_draw"))
+            declaration.update(self._declaration(player, tile_kind(tile), "self_draw"))
             declaration["replacement"] = True
             self.emit(HandRevealed(player.seat, tuple(player.hand)))
             if robbed is not None:

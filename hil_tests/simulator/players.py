@@ -6,9 +6,8 @@ from dataclasses import dataclass, field
 
 from firmware_bridge.protocol.catalogue import MeldKind
 from hil_tests.simulator.strategy import best_discards, shanten
-from hil_tests.simulator.wall import flower_number, kind_of
 from table_service.rules.shapes import is_complete, wait_kinds
-from table_service.rules.tiles import N_KINDS, kind_code
+from table_service.rules.tiles import N_KINDS, kind_code, tile_flower, tile_kind
 
 MELD_CODES = {
     MeldKind.CHOW: "chi",
@@ -28,7 +27,7 @@ class MeldRecord:
     def to_json(self) -> dict[str, object]:
         data: dict[str, object] = {
             "kind": MELD_CODES[self.kind],
-            "tiles": [kind_code(kind_of(t)) for t in self.tiles],
+            "tiles": [kind_code(tile_kind(t)) for t in self.tiles],
         }
         if self.kind == MeldKind.KONG_CONCEALED:
             data["concealed"] = True
@@ -63,14 +62,14 @@ class Player:
     def counts(self) -> list[int]:
         counts = [0] * N_KINDS
         for tile in self.hand:
-            counts[kind_of(tile)] += 1
+            counts[tile_kind(tile)] += 1
         return counts
 
     def held(self) -> list[int]:
         counts = self.counts()
         for meld in self.melds:
             for tile in meld.tiles:
-                counts[kind_of(tile)] += 1
+                counts[tile_kind(tile)] += 1
         return counts
 
     def waits(self) -> list[int]:
@@ -90,7 +89,7 @@ class Player:
 
     def take(self, kind: int, n: int = 1) -> list[int]:
         """Remove n tiles of a kind from the concealed hand and return their ids."""
-        taken = [t for t in self.hand if kind_of(t) == kind][:n]
+        taken = [t for t in self.hand if tile_kind(t) == kind][:n]
         assert len(taken) == n, (kind, n, self.hand)
         for t in taken:
             self.hand.remove(t)
@@ -105,7 +104,7 @@ class Player:
         if not allowed:
             allowed = [k for k in range(N_KINDS) if counts[k]]
         kind = best_discards(counts, self.sets_needed, allowed)[0]
-        return next(t for t in reversed(self.hand) if kind_of(t) == kind)
+        return next(t for t in reversed(self.hand) if tile_kind(t) == kind)
 
     def shanten_after_best_discard(self, sets_needed: int, counts: list[int]) -> int:
         best = 99
@@ -173,8 +172,8 @@ class Player:
 
     def added_kong_tile(self) -> int | None:
         """A hand tile that completes one of this seat's exposed pongs."""
-        pongs = {kind_of(m.tiles[0]) for m in self.melds if m.kind == MeldKind.PUNG}
-        return next((t for t in self.hand if kind_of(t) in pongs), None)
+        pongs = {tile_kind(m.tiles[0]) for m in self.melds if m.kind == MeldKind.PUNG}
+        return next((t for t in self.hand if tile_kind(t) in pongs), None)
 
     def flower_numbers(self) -> list[int]:
-        return [flower_number(t) for t in self.flowers]
+        return [tile_flower(t) for t in self.flowers]

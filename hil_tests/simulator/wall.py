@@ -1,8 +1,8 @@
 """The physical wall: 144 tile ids in 4 sides × 18 墩 × 2, opened where the dice say.
 
-Tile ids follow docs/protocol.md §4.1: 0–135 are kind × 4 + copy, 136–143 the
-flowers h1–h8. The wall keeps every tile's place, so a test can compare what the far
-end believes with where each tile really was.
+Tile ids and their kinds: `table_service.rules.tiles` (docs/protocol.md §4.1). The
+wall keeps every tile's place, so a test can compare what the far end believes with
+where each tile really was.
 """
 
 from __future__ import annotations
@@ -12,22 +12,6 @@ from collections import deque
 from dataclasses import dataclass
 
 from table_service.rules.table import SEATS, WALL_STACKS, drawable
-
-FLOWER_BASE = 136
-
-
-def kind_of(tile: int) -> int:
-    """The kind 0–33 of a playing tile id."""
-    return tile // 4
-
-
-def is_flower(tile: int) -> bool:
-    return tile >= FLOWER_BASE
-
-
-def flower_number(tile: int) -> int:
-    """h1–h8 as 1–8."""
-    return tile - FLOWER_BASE + 1
 
 
 @dataclass(frozen=True, slots=True)

@@ -119,3 +119,30 @@ def flower_position(flower: int) -> int:
 def flower_colour(flower: int) -> int:
     """0 for the seasons h1–h4, 1 for the plants h5–h8."""
     return (flower - 1) // 4
+
+
+# --- physical tiles (docs/protocol.md §4.1) -------------------------------------------
+# The table's 144 tiles have ids: 0–135 are kind × 4 + copy, 136–143 the flowers h1–h8.
+# One mapping for the wire, the simulator, the mirror and the rules.
+
+TILE_IDS: Final = 144
+FLOWER_BASE: Final = 136
+
+
+def tile_kind(tile: int) -> int:
+    """The kind 0–33 of a playing tile id (a flower id has none: check `is_flower_tile`)."""
+    return tile // 4
+
+
+def is_flower_tile(tile: int) -> bool:
+    return tile >= FLOWER_BASE
+
+
+def tile_flower(tile: int) -> int:
+    """The flower number 1–8 (h1–h8) of a flower tile id."""
+    return tile - FLOWER_BASE + 1
+
+
+def tile_code(tile: int) -> str:
+    """A tile id as its text code: `5m` for a playing tile, `h3` for a flower."""
+    return flower_code(tile_flower(tile)) if is_flower_tile(tile) else kind_code(tile_kind(tile))

@@ -21,8 +21,9 @@ from firmware_bridge.protocol.catalogue import (
 )
 from hil_tests.simulator.hand import HandSim
 from hil_tests.simulator.session import TableSim
-from hil_tests.simulator.wall import Wall, is_flower
+from hil_tests.simulator.wall import Wall
 from table_service.rules.table import RESERVE_TILES, Deal, counted_seat
+from table_service.rules.tiles import is_flower_tile
 
 
 def play(seed: int, deal: Deal | None = None) -> tuple[list[Message], HandSim]:
@@ -88,7 +89,7 @@ def test_hands_are_legal_and_conserve_tiles(seed: int) -> None:
         if isinstance(e, FlowerRevealed) and result.end == "win":
             later = [x for x in events[i:] if isinstance(x, TileDrawn)]
             assert not later or later[0].end == End.BACK
-        if isinstance(e, TileDrawn) and is_flower(e.tile):
+        if isinstance(e, TileDrawn) and is_flower_tile(e.tile):
             assert any(isinstance(x, FlowerRevealed) and x.tile == e.tile for x in events[i:])
     # Chows come only from the 上家; claims only on the tile just discarded.
     for i, e in enumerate(events):
