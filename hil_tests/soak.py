@@ -53,6 +53,7 @@ class SoakConfig:
     seed: int = 1
     mqtt: str | None = None  # an external broker; None starts one
     speed: float = 0.0
+    violations: float = 0.0  # chance per opportunity that a bot breaks a rule on purpose
 
 
 def boot_id_for(seed: int, table: int) -> int:

@@ -1,0 +1,157 @@
+"""What the mirror concludes: the judgement records of replay-format.md, defined once.
+
+`mjtable replay` prints them as JSON lines, the live service publishes the same
+shapes, and docs/events.md is generated from these models.
+"""
+
+from __future__ import annotations
+
+from typing import Final, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+ViolationCode = Literal[
+    "out_of_turn",
+    "wrong_end",
+    "replacement_order",
+    "reserve_draw",
+    "chow_not_from_left",
+    "restriction_1",
+    "restriction_2",
+    "restriction_3",
+    "restriction_4",
+    "restriction_5",
+    "restriction_6",
+    "restriction_7",
+    "restriction_8",
+    "passed_win",
+    "passed_pong",
+    "late_claim",
+    "dead_hand_claim",
+    "hand_size",
+    "flower_discarded",
+    "void_declaration",
+    "kong_without_replacement",
+    "false_win",
+]
+VIOLATION_CODES: Final[tuple[str, ...]] = ViolationCode.__args__  # type: ignore[attr-defined]
+
+FaultCode = Literal[
+    "fifth_copy", "tile_twice", "unknown_tile", "impossible", "count_mismatch", "gap"
+]
+FAULT_CODES: Final[tuple[str, ...]] = FaultCode.__args__  # type: ignore[attr-defined]
+
+# Breaches that make the seat 相公 (taiwan16.md §3, seed 000's list: 缺張/逾張, 錯吃碰槓,
+# 花牌未補, 花牌打出, 吃入打出/打出吃入, and a claim made after losing its priority). A 相公 seat may only draw and discard.
+DEAD_HAND_CODES: Final = frozenset(
+    {
+        "chow_not_from_left",
+        "replacement_order",
+        "flower_discarded",
+        "hand_size",
+        "restriction_6",
+        "late_claim",
+    }
+)
+
+HandResultKind = Literal["win", "flower_win", "false_win", "drawn"]
+SettleKindName = Literal[
+    "discard",
+    "self_draw",
+    "robbing_kong",
+    "eight_immortals",
+    "seven_rob_one",
+    "seven_rob_one_self_draw",
+    "false_win",
+]
+Wind = Literal["E", "S", "W", "N"]
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Violation(_Record):
+    """A player broke a rule; the mirror keeps following the tiles."""
+
+    type: Literal["violation"] = "violation"
+    table: str
+    boot_id: int
+    seq: int
+    seat: int = Field(ge=0, le=3, description="the offender")
+    code: ViolationCode
+    detail: str = Field(description="a sentence for the referee")
+
+
+class Fault(_Record):
+    """The event stream itself is impossible (a sensor, not a player); nobody is blamed."""
+
+    type: Literal["fault"] = "fault"
+    table: str
+    boot_id: int
+    seq: int
+    code: FaultCode
+    detail: str
+
+
+class Item(_Record):
+    id: str
+    tai: int
+    name: str | None = None
+    en: str | None = None
+
+
+class PaymentRecord(_Record):
+    payer: int = Field(alias="from")
+    payee: int = Field(alias="to")
+    amount: int
+    tai: int
+    dealer_tai: int
+
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+
+class NextDeal(_Record):
+    dealer: int
+    streak: int
+    round_wind: Wind
+
+
+class HandRecord(_Record):
+    """A hand ended: its result, 台 breakdown, money and the next deal."""
+
+    type: Literal["hand"] = "hand"
+    table: str
+    boot_id: int
+    seq: int
+    hand: int = Field(description="the hand's number in this session, from 1")
+    round_wind: Wind
+    dealer: int
+    streak: int
+    result: HandResultKind
+    kind: SettleKindName | None = Field(description="settlement kind; null for drawn")
+    seat: int | None = Field(description="the winner, or the offender of a false win")
+    payer: int | None
+    tai: int = Field(description="the hand's 台 (for a false win, its 牌面)")
+    dealer_tai: int = Field(description="1 + 2N when the dealer is a party, else 0")
+    items: list[Item]
+    codes: list[str] = Field(description="for a false win, the violation codes that made it")
+    net: list[int] = Field(description="each seat's money for this hand, summing to 0")
+    payments: list[PaymentRecord]
+    next: NextDeal | None = Field(description="the next hand's deal; null when the 將 is over")
+
+
+class Summary(_Record):
+    """Last record of a replay."""
+
+    type: Literal["summary"] = "summary"
+    events: int
+    duplicates: int
+    gaps: int
+    hands: int
+    violations: int
+    faults: int
+    totals: list[int] = Field(description="each seat's money over the whole replay")
+
+
+Record = Violation | Fault | HandRecord
