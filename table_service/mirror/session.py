@@ -1,0 +1,70 @@
+"""A session at a table: who plays, the stakes, the rule profile, where the 將 stands.
+
+The same body starts a session through the API and as a `{"session": …}` line of a
+replay (replay-format.md). Every key has a default, so a table that just starts
+playing is a session of "0".."3" at the default stakes.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from table_service.rules import Profile, ProfileError
+from table_service.rules.profile import profile_from_mapping
+from table_service.rules.table import Deal
+
+WINDS: Final = ("E", "S", "W", "N")
+
+# Named presets (taiwan16.md §7): the values that differ from the default profile.
+PRESETS: Final[dict[str, dict[str, Any]]] = {
+    "mjonline": {},
+    "seed001": {"five_concealed_pongs": 12, "earthly_ready": 6},
+}
+
+
+class SessionStart(BaseModel):
+    """The body that starts a session (replay-format.md); unknown keys are refused."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    table: str | None = None
+    players: tuple[str, str, str, str] = ("0", "1", "2", "3")
+    profile: str | dict[str, Any] = "mjonline"
+    base: int = Field(100, ge=0)
+    per_tai: int = Field(20, ge=0)
+    start_seat: int = Field(0, ge=0, le=3, description="起莊位: where the round-wind marker sits")
+    dealer: int = Field(0, ge=0, le=3)
+    streak: int = Field(0, ge=0, description="連莊 N")
+    round_wind: Literal["E", "S", "W", "N"] = "E"
+
+    @field_validator("profile")
+    @classmethod
+    def _known_profile(cls, value: str | dict[str, Any]) -> str | dict[str, Any]:
+        if isinstance(value, str) and value not in PRESETS:
+            raise ValueError(f"unknown profile {value!r} (known: {', '.join(PRESETS)})")
+        if isinstance(value, dict):
+            try:
+                _profile_of(value, 100, 20)
+            except ProfileError as exc:
+                raise ValueError(str(exc)) from None
+        return value
+
+    def rule_profile(self) -> Profile:
+        """The profile with this session's stakes (a session's base and per_tai win)."""
+        return _profile_of(self.profile, self.base, self.per_tai)
+
+    def deal(self) -> Deal:
+        return Deal(self.dealer, self.streak, WINDS.index(self.round_wind), self.start_seat)
+
+
+def _profile_of(spec: str | dict[str, Any], base: int, per_tai: int) -> Profile:
+    values = dict(PRESETS[spec]) if isinstance(spec, str) else dict(spec)
+    if isinstance(spec, dict) and "preset" in values:
+        preset = values.pop("preset")
+        if preset not in PRESETS:
+            raise ProfileError(f"preset: unknown preset {preset!r}")
+        values = {**PRESETS[preset], **values}
+    values.update(base=base, per_tai=per_tai)
+    return profile_from_mapping(values)

@@ -1,0 +1,193 @@
+"""The mirror's picture of one hand: every tile's place, each seat's status, whose move.
+
+Mutable on purpose (the mirror is a sans-I/O state machine, like the link's ARQ
+code); `snapshot()` gives a plain, JSON-ready copy for anyone outside.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal
+
+from table_service.rules.shapes import is_complete, wait_kinds
+from table_service.rules.table import RESERVE_TILES, TILES, drawable
+from table_service.rules.tiles import N_KINDS, is_flower_tile, tile_code, tile_flower, tile_kind
+
+MeldName = Literal["chow", "pong", "kong_exposed", "kong_added", "kong_concealed"]
+Phase = Literal["idle", "shuffling", "built", "dealing", "play", "over"]
+# How the seat's current turn began: it decides 禁制 1–4 and the special wins.
+TurnStart = Literal["first", "draw", "claimed", "claimed_kong", "out_of_turn"]
+MELD_RULES_NAME: Final = {
+    "chow": "chi",
+    "pong": "pong",
+    "kong_exposed": "kong",
+    "kong_added": "kong",
+    "kong_concealed": "kong",
+}
+
+
+@dataclass
+class MeldState:
+    kind: MeldName
+    tiles: list[int]
+    from_seat: int | None  # the discarder; None for 暗槓 (and a 加槓 keeps its pong's)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "tiles": [tile_code(t) for t in self.tiles],
+            "ids": list(self.tiles),
+            "from_seat": self.from_seat,
+        }
+
+
+@dataclass
+class SeatState:
+    """One seat's tiles and standing this hand."""
+
+    seat: int
+    concealed: list[int] = field(default_factory=list)  # tile ids, in the order taken
+    melds: list[MeldState] = field(default_factory=list)
+    flowers: list[int] = field(default_factory=list)  # flower tile ids
+    river: list[int] = field(default_factory=list)  # discards still lying (claimed ones leave)
+    discards_made: int = 0
+    owed: int = 0  # replacements owed from the 槓尾 (flowers revealed, kongs)
+    dead: bool = False  # 相公
+    passed_win: bool = False  # 過水 (D1)
+    passed_pongs: set[int] = field(default_factory=set)  # 過碰 (D2), kinds, this go-round
+    no_discard: frozenset[int] = frozenset()  # 禁制 6 after a chow or pong
+    last_discard_kind: int = -1  # 禁制 6: no chow of it or its 絡 in the same go-round
+    declared: str | None = None  # heavenly_ready / earthly_ready
+    declaration_void: bool = False  # D7: a passed win voids the declaration's 台
+    declared_at: int = -1  # river length when 地聽 was declared
+    shown: set[int] = field(default_factory=set)  # 禁制 8: kinds shown by own fault
+    round_discards: set[int] = field(default_factory=set)  # kinds discarded since own discard
+    last_drawn: int | None = None  # the last tile this seat drew (its self-draw's winning tile)
+    last_from_back: bool = False  # … and whether it came from the 槓尾
+    _waits: list[int] | None = None
+
+    def counts(self) -> list[int]:
+        counts = [0] * N_KINDS
+        for tile in self.concealed:
+            if not is_flower_tile(tile):
+                counts[tile_kind(tile)] += 1
+        return counts
+
+    def held(self) -> list[int]:
+        counts = self.counts()
+        for meld in self.melds:
+            for tile in meld.tiles:
+                counts[tile_kind(tile)] += 1
+        return counts
+
+    def changed(self) -> None:
+        self._waits = None
+
+    def waits(self) -> list[int]:
+        """Kinds that complete a 3n+1 hand (假聽 excluded); cached until the hand changes."""
+        if self._waits is None:
+            self._waits = wait_kinds(self.counts(), self.held())
+        return self._waits
+
+    def can_win_with(self, kind: int) -> bool:
+        return kind in self.waits() and self.held()[kind] < 4
+
+    def waits_before_win(self, drawn: int) -> list[int]:
+        """The waits the hand had before `drawn` arrived (禁制 5 asks what it waited on)."""
+        counts = self.counts()
+        counts[tile_kind(drawn)] -= 1
+        held = self.held()
+        held[tile_kind(drawn)] -= 1
+        return wait_kinds(counts, held)
+
+    def is_complete(self) -> bool:
+        return is_complete(self.counts())
+
+    @property
+    def size(self) -> int:
+        """Hand tiles counted as the rules do: concealed + 3 per meld (a kong's 4th is extra)."""
+        playing = sum(1 for t in self.concealed if not is_flower_tile(t))
+        return playing + 3 * len(self.melds)
+
+    @property
+    def exposed(self) -> bool:
+        return any(m.kind != "kong_concealed" for m in self.melds)
+
+    def snapshot(self, concealed: bool) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "seat": self.seat,
+            "concealed_count": len(self.concealed),
+            "melds": [m.to_json() for m in self.melds],
+            "flowers": [f"h{tile_flower(t)}" for t in self.flowers],
+            "discards": [tile_code(t) for t in self.river],
+            "dead_hand": self.dead,
+            "passed_win": self.passed_win,
+            "declared": None if self.declaration_void else self.declared,
+            "owed_replacements": self.owed,
+        }
+        if concealed:
+            data["concealed"] = [tile_code(t) for t in self.concealed]
+            data["concealed_ids"] = list(self.concealed)
+        return data
+
+
+@dataclass
+class Pending:
+    """A discard (or a 加槓 tile) others may still claim."""
+
+    tile: int
+    seat: int  # the discarder, or the kong adder
+    drawable_then: int  # D12: 禁制 7 counts the drawable tiles when the discard is made
+    winners: set[int]  # seats whose hand this tile completes (過水 if they let it go)
+    added_kong: bool = False
+    next_drew: bool = False  # the next seat has drawn: pongs and kongs are late (D3)
+    closed: bool = False  # a 胡 on it is late too (D3)
+
+
+@dataclass
+class HandState:
+    """The tiles of one hand; `where` maps each tile id out of the wall to its place."""
+
+    seats: list[SeatState]
+    dealer: int
+    phase: Phase = "shuffling"
+    wall: int = TILES
+    where: dict[int, tuple[str, int]] = field(default_factory=dict)
+    dice: tuple[int, int, int] | None = None
+    opening_seat: int | None = None
+    deal_draws: int = 0
+    turn: int = 0
+    step: Literal["draw", "discard"] = "draw"
+    turn_start: TurnStart = "first"
+    kong_this_turn: bool = False
+    drawn: int | None = None  # the tile this turn's draw brought (a replacement included)
+    drawn_from_back: bool = False
+    pending: Pending | None = None
+    claims_made: bool = False  # a 吃/碰/槓 from a discard: the first go-round is broken
+    provisional: dict[int, int] = field(default_factory=dict)  # tile → seat that took it wrongly
+    result: str | None = None  # how it ended, once phase is "over"
+
+    @property
+    def drawable(self) -> int:
+        return drawable(self.wall)
+
+    @property
+    def reserve(self) -> int:
+        return min(self.wall, RESERVE_TILES)
+
+    def snapshot(self, concealed: bool) -> dict[str, Any]:
+        return {
+            "phase": self.phase,
+            "dealer": self.dealer,
+            "dice": list(self.dice) if self.dice else None,
+            "opening_seat": self.opening_seat,
+            "turn": self.turn,
+            "step": self.step,
+            "tiles_left": self.wall,
+            "drawable": self.drawable,
+            "reserve": self.reserve,
+            "claimable": None
+            if self.pending is None or self.pending.closed
+            else {"tile": tile_code(self.pending.tile), "from_seat": self.pending.seat},
+            "seats": [s.snapshot(concealed) for s in self.seats],
+        }
