@@ -42,16 +42,16 @@ class DiceRoll(IntEnum):
 
 class MeldKind(IntEnum):
     CHOW = 0  # 吃
-    PUNG = 1  # 碰
+    PONG = 1  # 碰
     KONG_EXPOSED = 2  # 明槓 from a discard
-    KONG_ADDED = 3  # 加槓 onto an exposed pung
+    KONG_ADDED = 3  # 加槓 onto an exposed pong
     KONG_CONCEALED = 4  # 暗槓
 
 
 class Button(IntEnum):
     WIN = 0  # 胡
     READY = 1  # 聽
-    PUNG = 2  # 碰
+    PONG = 2  # 碰
     CHOW = 3  # 吃
     KONG = 4  # 槓
     PASS = 5  # 過
@@ -94,7 +94,7 @@ class HelloResult(IntEnum):
 
 _MELD_SIZE = {
     MeldKind.CHOW: 3,
-    MeldKind.PUNG: 3,
+    MeldKind.PONG: 3,
     MeldKind.KONG_EXPOSED: 4,
     MeldKind.KONG_ADDED: 4,
     MeldKind.KONG_CONCEALED: 4,
@@ -342,7 +342,7 @@ class TileDiscarded(Message):
 
 @dataclass(frozen=True, slots=True)
 class MeldExposed(Message):
-    """`from_seat` is the discarder for chow/pung/exposed kong, 0xFF otherwise."""
+    """`from_seat` is the discarder for chow/pong/exposed kong, 0xFF otherwise."""
 
     TYPE = 0x16
     KIND = "meld_exposed"
@@ -398,6 +398,15 @@ class SeatButton(Message):
         _enum(self, "button", Button)
 
 
+def _seat_tiles(message: HandRevealed | TilesShown) -> None:
+    """Validate a seat and its list of 1 to 24 tile ids (HAND_REVEALED, TILES_SHOWN)."""
+    _seat("seat", message.seat)
+    object.__setattr__(message, "tiles", tuple(message.tiles))
+    _check("tile count", len(message.tiles), 1, MAX_HAND_TILES)
+    for i, tile in enumerate(message.tiles):
+        _tile(f"tiles[{i}]", tile)
+
+
 @dataclass(frozen=True, slots=True)
 class HandRevealed(Message):
     """A winner's tiles as the table's sensors read them, 1 to 24 tiles."""
@@ -408,11 +417,7 @@ class HandRevealed(Message):
     tiles: tuple[int, ...]
 
     def __post_init__(self) -> None:
-        _seat("seat", self.seat)
-        object.__setattr__(self, "tiles", tuple(self.tiles))
-        _check("tile count", len(self.tiles), 1, MAX_HAND_TILES)
-        for i, tile in enumerate(self.tiles):
-            _tile(f"tiles[{i}]", tile)
+        _seat_tiles(self)
 
     def pack(self) -> bytes:
         return _tiles_payload(bytes([self.seat]), self.tiles)
@@ -469,6 +474,31 @@ class State(Message):
         for name in ("turn", "dealer"):
             if getattr(self, name) != NO_SEAT:
                 _seat(name, getattr(self, name))
+
+
+@dataclass(frozen=True, slots=True)
+class TilesShown(Message):
+    """Tiles a seat exposed by its own fault, face up outside a meld, 1 to 24 tiles.
+
+    Its own type, not a HAND_REVEALED: such a tile may not be claimed or won on a
+    discard (taiwan16.md 行牌禁制 8), while a revealed hand ends the hand.
+    """
+
+    TYPE = 0x1D
+    KIND = "tiles_shown"
+    seat: int
+    tiles: tuple[int, ...]
+
+    def __post_init__(self) -> None:
+        _seat_tiles(self)
+
+    def pack(self) -> bytes:
+        return _tiles_payload(bytes([self.seat]), self.tiles)
+
+    @classmethod
+    def unpack(cls, payload: bytes) -> Self:
+        head, tiles = _split_tiles(payload, 1)
+        return cls(head[0], tiles)
 
 
 # --- commands, host→device (sequenced) ----------------------------------------------
@@ -549,6 +579,7 @@ CATALOGUE: tuple[type[Message], ...] = (
     Hello, Welcome, Sync, Ack, Nak, Heartbeat,
     ShuffleStarted, ShuffleFinished, WallBuilt, DiceRolled, TileDrawn, TileDiscarded,
     MeldExposed, FlowerRevealed, SeatButton, HandRevealed, TilesLeft, Fault, State,
+    TilesShown,
     StartShuffle, RaiseWall, SeatLed, Alert, RequestState, TimeSync,
 )  # fmt: skip
 BY_TYPE: dict[int, type[Message]] = {cls.TYPE: cls for cls in CATALOGUE}

@@ -897,7 +897,8 @@ class TableMirror:
                 robbed, replacement=s.last_from_back,
             )  # fmt: skip
         pending = hand.pending
-        if pending is not None and seat != pending.seat:
+        drew = hand.turn == seat and hand.step == "discard" and s.last_drawn is not None
+        if pending is not None and seat != pending.seat and not (drew and pending.next_drew):
             how: WinHow = "robbing_kong" if pending.added_kong else "discard"
             kind = tile_kind(pending.tile)
             if pending.closed:
@@ -910,7 +911,7 @@ class TableMirror:
                 seat, how, pending.tile, pending.seat, self._seq, self._boot, _once(codes),
                 timing=self._discard_timing(hand, s, pending), declared=_declared(s),
             )  # fmt: skip
-        if hand.turn == seat and hand.step == "discard" and s.last_drawn is not None:
+        if drew:
             if hand.turn_start == "claimed_kong":
                 codes.append("restriction_2")
             elif hand.turn_start == "out_of_turn":

@@ -97,12 +97,13 @@ def sample_events() -> list[Message]:
         c.FlowerRevealed(0, 140),
         c.TileDrawn(0, 5, c.End.BACK),
         c.TileDiscarded(0, 108),
-        c.SeatButton(1, c.Button.PUNG),
-        c.MeldExposed(1, c.MeldKind.PUNG, 0, (108, 109, 110)),
+        c.SeatButton(1, c.Button.PONG),
+        c.MeldExposed(1, c.MeldKind.PONG, 0, (108, 109, 110)),
         c.MeldExposed(2, c.MeldKind.KONG_CONCEALED, 0xFF, (0, 1, 2, 3)),
         c.TilesLeft(71),
         c.Fault(c.FaultCode.SENSOR, 3, 1),
         c.State(c.Phase.PLAYING, 71, 2, 0),
+        c.TilesShown(2, (53, 54)),
         c.SeatButton(3, c.Button.WIN),
         c.HandRevealed(
             3, (4, 8, 12, 40, 44, 48, 72, 76, 80, 112, 113, 114, 116, 117, 120, 121, 122)

@@ -60,9 +60,9 @@ def _message(cls: type[Message]) -> st.SearchStrategy[Message]:
             st.sampled_from([0, 1, 2, 3, 0xFF]),
             st.lists(st.integers(0, 143), min_size=4, max_size=4),
         )
-    if cls is c.HandRevealed:
+    if cls in (c.HandRevealed, c.TilesShown):
         return st.builds(
-            lambda seat, tiles: c.HandRevealed(seat, tuple(tiles)),
+            lambda seat, tiles: cls(seat, tuple(tiles)),
             st.integers(0, 3),
             st.lists(st.integers(0, 143), min_size=1, max_size=24),
         )

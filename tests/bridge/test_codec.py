@@ -63,7 +63,7 @@ def test_unknown_type_and_malformed_payload() -> None:
         from_frame(Frame(0x14, 1, 0, bytes([1, 2])))
     with pytest.raises(e.MalformedPayload, match="count: 3 tiles but 2"):
         from_frame(Frame(0x19, 1, 0, bytes([1, 3, 4, 5])))
-    with pytest.raises(e.MalformedPayload, match="PUNG needs 3 tiles"):
+    with pytest.raises(e.MalformedPayload, match="PONG needs 3 tiles"):
         from_frame(Frame(0x16, 1, 0, bytes([1, 1, 0, 4, 4, 5, 6, 7])))
 
 
@@ -101,9 +101,26 @@ def test_seq_diff_wraps(a: int, b: int, d: int) -> None:
     assert seq_diff(a, b) == d
 
 
-def test_max_frame_fits() -> None:
-    big = c.HandRevealed(0, tuple(range(24)))
+@pytest.mark.parametrize("cls", [c.HandRevealed, c.TilesShown])
+def test_max_frame_fits(cls: type[c.HandRevealed] | type[c.TilesShown]) -> None:
+    big = cls(0, tuple(range(24)))
     wire = encode_frame(to_frame(big, 0, 0))
     assert len(wire) <= 58
     with pytest.raises(ValueError, match="tile count: 25 out of range"):
-        c.HandRevealed(0, tuple(range(25)))
+        cls(0, tuple(range(25)))
+    with pytest.raises(ValueError, match="tile count: 0 out of range"):
+        cls(0, ())
+
+
+def test_tiles_shown_round_trip_and_refusals() -> None:
+    shown = c.TilesShown(3, (0, 143))
+    frame = decode_frame(encode_frame(to_frame(shown, 40, 2))[:-1])
+    assert frame.type == 0x1D
+    assert from_frame(frame) == shown
+    assert not isinstance(from_frame(frame), c.HandRevealed)  # a fault, not a win
+    with pytest.raises(e.MalformedPayload, match=r"tiles_shown: tiles\[1\]: 144 out of range"):
+        from_frame(Frame(0x1D, 1, 0, bytes([3, 2, 0, 144])))
+    with pytest.raises(e.MalformedPayload, match="tiles_shown: count: 2 tiles but 1"):
+        from_frame(Frame(0x1D, 1, 0, bytes([3, 2, 0])))
+    with pytest.raises(ValueError, match=r"seat: 4 out of range"):
+        c.TilesShown(4, (1,))

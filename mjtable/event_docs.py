@@ -1,0 +1,383 @@
+"""docs/events.md, generated from the pydantic models so the reference cannot drift.
+
+`render()` builds the whole page from `firmware_bridge/messages.py` (the events) and
+`table_service/mirror/records.py` (the judgement records): field tables come from the
+JSON schemas, meanings from the model docstrings and field descriptions, and every
+example is a model instance serialised by pydantic, so it is valid by construction.
+Run `python -m mjtable.event_docs` after changing a model; tests/test_event_docs.py
+fails while the page is stale.
+"""
+
+from __future__ import annotations
+
+import inspect
+import sys
+import typing
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from firmware_bridge import messages as m
+from firmware_bridge.protocol import catalogue as c
+from table_service.mirror import records as r
+
+DOC = Path(__file__).resolve().parents[1] / "docs" / "events.md"
+
+# One line per code; taiwan16.md §3 "Violation codes" and 行牌禁制 1-8 (D-numbers are
+# its decisions). Kept here, not in records.py, which holds only the vocabulary.
+VIOLATION_MEANINGS: dict[str, str] = {
+    "out_of_turn": "a tile taken (drawn, claimed) when it is not that seat's move",
+    "wrong_end": "a draw from the wrong end of the wall: a turn's draw from the 槓尾, "
+    "a replacement from the front",
+    "replacement_order": "a flower replaced out of its 補花 pass, or a flower in play "
+    "not replaced before the discard",
+    "reserve_draw": "a tile drawn from the 16-tile reserve (also after the hand ended in 荒局)",
+    "chow_not_from_left": "吃 of a discard that is not the 上家's",
+    "restriction_1": "行牌禁制 1: a kong in the same turn right after a 吃 or 碰",
+    "restriction_2": "行牌禁制 2: a self-draw win on the replacement after a 碰槓 "
+    "(or a flower replacement after it)",
+    "restriction_3": "行牌禁制 3: an 暗槓 (or, by D10, a 加槓) in the same turn after a "
+    "碰槓 replacement",
+    "restriction_4": "行牌禁制 4: a self-draw win that did not begin with a normal draw "
+    "in turn order",
+    "restriction_5": "行牌禁制 5: after an 暗槓 whose pre-kong draw went into the hand, a "
+    "replacement win on winning tiles that include a tile discarded in this go-round",
+    "restriction_6": "行牌禁制 6: after 吃, discarding the same tile or its 絡; chowing a "
+    "tile or its 絡 one discarded in the same go-round; after 碰, discarding the same tile",
+    "restriction_7": "行牌禁制 7: a 吃, 碰 or 碰槓 while three or fewer drawable tiles "
+    "remain (D12)",
+    "restriction_8": "行牌禁制 8: a claim or a win on a discard with a tile the seat showed "
+    "by its own fault (`tiles_shown`); a self-draw stays allowed",
+    "passed_win": "a win declared while 過水 holds (D1)",
+    "passed_pong": "過碰: a pong of a tile let go without ponging in the same go-round (D2)",
+    "late_claim": "a claim after its window closed (D3)",
+    "dead_hand_claim": "a claim or a win by a seat that is 相公",
+    "hand_size": "a short or long hand (缺張/逾張)",
+    "flower_discarded": "a flower discarded instead of revealed",
+    "void_declaration": "天聽/地聽 declared on a hand that is not ready (D7)",
+    "kong_without_replacement": "a kong with no drawable tile left for its replacement (D4)",
+    "false_win": "胡 declared on a hand that is not a valid winning hand (詐胡)",
+}
+
+# replay-format.md, "fault": the stream itself is impossible; no player is blamed.
+FAULT_MEANINGS: dict[str, str] = {
+    "fifth_copy": "a fifth copy of a tile kind in play (a sensor misread)",
+    "tile_twice": "one physical tile id in two places at once",
+    "unknown_tile": "a tile the sensors reported that the mirror cannot identify",
+    "impossible": "an event that cannot happen in this phase of the game",
+    "count_mismatch": "the table's `tiles_left` differs from the mirror's own count",
+    "gap": "seq jumped: events are missing",
+}
+
+# For fields whose model gives no description (records.py is not this module's to
+# annotate). Keyed by (model, field), then by field alone.
+_FIELD_NOTES: dict[tuple[str, str] | str, str] = {
+    "kind": "this body's kind",
+    "type": "this record's type",
+    "table": "the table's name",
+    "boot_id": "the controller boot of the event that caused it",
+    "seq": "the seq of the event that caused it",
+    ("Violation", "code"): "the rule broken",
+    ("Fault", "code"): "what is impossible",
+    ("Fault", "detail"): "a sentence for the referee",
+    ("HandRecord", "round_wind"): "the round wind (圈風) of this hand",
+    ("HandRecord", "dealer"): "the dealer's seat",
+    ("HandRecord", "streak"): "the dealer's 連莊 count N",
+    ("HandRecord", "result"): "win, flower_win (花胡), false_win (詐胡) or drawn (荒局)",
+    ("HandRecord", "payer"): "the discarder, the 加槓's adder or the robbed seat, as in "
+    "`mjtable settle`; null when the kind has none",
+    ("HandRecord", "items"): "the 台 breakdown, as `mjtable score` gives it",
+    ("HandRecord", "payments"): "who pays whom, as `mjtable settle` gives it",
+    ("Item", "id"): "the item's id in the 台 table",
+    ("Item", "tai"): "its 台",
+    ("Item", "name"): "its Chinese name",
+    ("Item", "en"): "its English name",
+    ("PaymentRecord", "from"): "the paying seat",
+    ("PaymentRecord", "to"): "the paid seat",
+    ("PaymentRecord", "amount"): "money: 底 + (台 + dealer 台) × 台錢",
+    ("PaymentRecord", "tai"): "the hand's 台 counted in this payment",
+    ("PaymentRecord", "dealer_tai"): "the dealer 台 in it, 0 when the dealer is not a party",
+    ("NextDeal", "dealer"): "the next hand's dealer",
+    ("NextDeal", "streak"): "its 連莊 count",
+    ("NextDeal", "round_wind"): "its round wind",
+    ("Summary", "events"): "events read",
+    ("Summary", "duplicates"): "events seen twice (same table, boot_id, seq), ignored",
+    ("Summary", "gaps"): "holes in seq",
+    ("Summary", "hands"): "hands ended",
+    ("Summary", "violations"): "violation records made",
+    ("Summary", "faults"): "fault records made",
+}
+
+_TS = 1767225600.25  # 2026-01-01 00:00:00.25 UTC: every example's bridge time
+
+
+def _example_bodies() -> dict[type[BaseModel], tuple[int, BaseModel]]:
+    """One body per kind with a plausible seq: the examples of the event part."""
+    bodies: list[BaseModel] = [
+        m.ShuffleStarted(),
+        m.ShuffleFinished(),
+        m.WallBuilt(stacks_0=18, stacks_1=18, stacks_2=18, stacks_3=18),
+        m.DiceRolled(roll=c.DiceRoll.DEAL, die_1=3, die_2=5, die_3=6),
+        m.TileDrawn(seat=2, tile=37, end=c.End.FRONT),
+        m.TileDiscarded(seat=2, tile=108),
+        m.MeldExposed(seat=3, meld=c.MeldKind.PONG, from_seat=2, tiles=(108, 109, 110)),
+        m.FlowerRevealed(seat=0, tile=136),
+        m.SeatButton(seat=1, button=c.Button.WIN),
+        m.HandRevealed(
+            seat=1,
+            tiles=(0, 4, 8, 36, 40, 44, 72, 76, 80, 108, 109, 110, 112, 113, 116, 117, 118),
+        ),
+        m.TilesLeft(count=71),
+        m.Fault(code=c.FaultCode.JAM, unit=2, active=1),
+        m.State(phase=c.Phase.PLAYING, tiles_left=71, turn=2, dealer=0),
+        m.TilesShown(seat=2, tiles=(53, 54)),
+        m.Invalid(
+            type=0x14,
+            payload_hex="01c800",
+            error="type 0x14: tile_drawn: tile: 200 out of range 0..143",
+        ),
+    ]
+    seqs = (1, 2, 3, 4, 5, 9, 10, 12, 13, 14, 15, 16, 17, 18, 19)
+    return {type(b): (seq, b) for seq, b in zip(seqs, bodies, strict=True)}
+
+
+def _example_records() -> list[BaseModel]:
+    """One record of each kind, the money checked with `mjtable settle`."""
+    payment = r.PaymentRecord.model_validate(
+        {"from": 0, "to": 2, "amount": 260, "tai": 5, "dealer_tai": 3}
+    )
+    return [
+        r.Violation(
+            table="t07", boot_id=7, seq=233, seat=1, code="out_of_turn",
+            detail="seat 1 drew while seat 3 was to move",
+        ),
+        r.Fault(
+            table="t07", boot_id=7, seq=240, code="tile_twice",
+            detail="tile 37 (1p) drawn by seat 2 is already in seat 0's hand",
+        ),
+        r.HandRecord(
+            table="t07", boot_id=7, seq=412, hand=3, round_wind="E", dealer=0, streak=1,
+            result="win", kind="discard", seat=2, payer=0, tai=5, dealer_tai=3,
+            items=[
+                r.Item(id="seat_wind_pong", tai=1, name="風字坎", en="seat wind pong"),
+                r.Item(id="dragon_pong", tai=1, name="箭字坎", en="dragon pong"),
+                r.Item(id="single_wait", tai=1, name="獨聽", en="single wait"),
+                r.Item(id="seat_flower", tai=2, name="花牌", en="seat flower"),
+            ],
+            codes=[], net=[-260, 0, 260, 0],
+            payments=[payment],
+            next=r.NextDeal(dealer=1, streak=0, round_wind="E"),
+        ),
+        r.Summary(
+            events=4212, duplicates=3, gaps=0, hands=14, violations=2, faults=1,
+            totals=[-1340, 420, 1180, -260],
+        ),
+    ]  # fmt: skip
+
+
+def body_models() -> list[type[BaseModel]]:
+    """The event body models, in the order of the `EventBody` union."""
+    union = typing.get_args(m.EventBody)[0]
+    return list(typing.get_args(union))
+
+
+def _doc(model: type[BaseModel]) -> str:
+    """A model's docstring as one paragraph."""
+    return " ".join(inspect.cleandoc(model.__doc__ or "").split())
+
+
+def _range(prop: dict[str, Any]) -> str:
+    low, high = prop.get("minimum"), prop.get("maximum")
+    if low is not None and high is not None:
+        return f" {low}–{high}"
+    if low is not None:
+        return f" ≥ {low}"
+    return ""
+
+
+def _type(prop: dict[str, Any]) -> str:
+    """A JSON-schema property as a short type: its range, enum names or referenced model."""
+    if "const" in prop:
+        return f"`{prop['const']!r}`".replace("'", '"')
+    if "enum" in prop:
+        values = tuple(prop["enum"])
+        if values == r.VIOLATION_CODES:
+            return "a [violation code](#violation-codes)"
+        if values == r.FAULT_CODES:
+            return "a [fault code](#fault-codes)"
+        return "one of " + ", ".join(f"`{v}`" for v in values)
+    if "oneOf" in prop:
+        return "an event body ([below](#event-bodies)), by `kind`"
+    if "anyOf" in prop:
+        return " or ".join(_type(p) for p in prop["anyOf"])
+    if "$ref" in prop:
+        name = prop["$ref"].rsplit("/", 1)[-1]
+        return f"[`{name}`](#{name.lower()})"
+    kind = prop.get("type", "any")
+    if kind == "array":
+        size = ""
+        low, high = prop.get("minItems"), prop.get("maxItems")
+        if low is not None and high is not None:
+            size = f", {low} items" if low == high else f", {low}–{high} items"
+        return f"array of {_type(prop.get('items', {}))}{size}"
+    if kind == "object":
+        return "object"
+    return f"{kind}{_range(prop)}"
+
+
+def _description(model: str, name: str, prop: dict[str, Any]) -> str:
+    text = prop.get("description") or _FIELD_NOTES.get((model, name)) or _FIELD_NOTES.get(name)
+    if not text:
+        raise ValueError(f"{model}.{name}: no description (add one, or a note in event_docs)")
+    return " ".join(str(text).split())
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def field_rows(model: type[BaseModel]) -> list[tuple[str, str, str]]:
+    """(name, type, description) of each field as written on the wire (aliases)."""
+    schema = model.model_json_schema(by_alias=True)
+    title = model.__name__
+    return [
+        (name, _type(prop), _description(title, name, prop))
+        for name, prop in schema["properties"].items()
+    ]
+
+
+def _table(model: type[BaseModel]) -> list[str]:
+    lines = ["| field | type | description |", "|---|---|---|"]
+    for name, kind, text in field_rows(model):
+        lines.append(f"| `{name}` | {_cell(kind)} | {_cell(text)} |")
+    return lines
+
+
+def _json(model: BaseModel) -> list[str]:
+    return ["```json", model.model_dump_json(by_alias=True), "```"]
+
+
+def example_events() -> list[m.Event]:
+    """The full envelope of every body's example, in union order."""
+    bodies = _example_bodies()
+    out = []
+    for cls in body_models():
+        seq, body = bodies[cls]
+        envelope = {"table": "t07", "boot_id": 7, "seq": seq, "ts": _TS, "body": body}
+        out.append(m.Event.model_validate(envelope))
+    return out
+
+
+def _events_part() -> list[str]:
+    lines = [
+        "## Events",
+        "",
+        "An event is one thing the table's sensors saw (a shuffle, a die, a tile drawn, "
+        "discarded or exposed, a button pressed), in the order the controller saw it. The "
+        "bridge publishes each on `mjtable/<table>/event` (QoS 1, one topic so order is "
+        "kept; [README, MQTT topics](../README.md#mqtt-topics)) as an envelope around the "
+        "body (`Event` in `firmware_bridge/messages.py`):",
+        "",
+        *_table(m.Event),
+        "",
+        "Consumers are idempotent on `(table, boot_id, seq)`: QoS 1 is at least once, so "
+        "an event may arrive twice (after a broker outage, or a replay the consumer "
+        "asked for), and the second copy must change nothing. `seq` counts from 1 on each "
+        "controller boot and never wraps; a jump in it is a gap, which "
+        "`bridge/request/replay` fills. Enum values are written as lower-case names; "
+        "tile ids are the physical tiles 0–143 of protocol.md §4.1 (kind = id // 4; "
+        "136–143 the flowers). A seat is a physical seat 0–3; 255 means none or all "
+        "where a field allows it.",
+        "",
+        "### Event bodies",
+        "",
+        "`body.kind` is one of: " + ", ".join(f"`{k}`" for k in _kinds()) + ".",
+    ]
+    for cls, event in zip(body_models(), example_events(), strict=True):
+        lines += ["", f"#### `{event.kind}`", "", _doc(cls), "", *_table(cls), ""]
+        lines += ["Example:", "", *_json(event)]
+    return lines
+
+
+def _kinds() -> list[str]:
+    return [str(cls.model_fields["kind"].default) for cls in body_models()]
+
+
+def _records_part() -> list[str]:
+    lines = [
+        "## Judgement records",
+        "",
+        "What the game mirror concludes from the events (`table_service/mirror/records.py`): "
+        "`mjtable replay` prints them as JSON lines and the live service publishes the same "
+        "shapes (replay-format.md, the replay interface). Records caused by an event carry its "
+        "`boot_id` and `seq`; a violation or a fault never stops the mirror.",
+    ]
+    nested = (r.Item, r.PaymentRecord, r.NextDeal)
+    for record in _example_records():
+        cls = type(record)
+        kind = cls.model_fields["type"].default
+        lines += ["", f"### `{kind}` ({cls.__name__})", "", _doc(cls), "", *_table(cls), ""]
+        lines += ["Example:", "", *_json(record)]
+        if cls is r.HandRecord:
+            for sub in nested:
+                lines += ["", f"#### `{sub.__name__}`", "", *_table(sub)]
+    lines += [
+        "",
+        "### Violation codes",
+        "",
+        "A player broke a rule (taiwan16.md §3). 相公: the breach makes the seat a dead hand, "
+        "which may then only draw and discard.",
+        "",
+        "| code | meaning | 相公 |",
+        "|---|---|---|",
+    ]
+    for code in r.VIOLATION_CODES:
+        dead = "yes" if code in r.DEAD_HAND_CODES else ""
+        lines.append(f"| `{code}` | {_cell(VIOLATION_MEANINGS[code])} | {dead} |")
+    lines += [
+        "",
+        "### Fault codes",
+        "",
+        "The event stream itself is impossible (a sensor, not a player): nobody is blamed.",
+        "",
+        "| code | meaning |",
+        "|---|---|",
+    ]
+    for code in r.FAULT_CODES:
+        lines.append(f"| `{code}` | {_cell(FAULT_MEANINGS[code])} |")
+    return lines
+
+
+def render() -> str:
+    """The whole of docs/events.md."""
+    lines = [
+        "# Events and judgement records",
+        "",
+        "<!-- Generated by `python -m mjtable.event_docs` from firmware_bridge/messages.py "
+        "and table_service/mirror/records.py; do not edit by hand "
+        "(tests/test_event_docs.py fails when it is stale). -->",
+        "",
+        "The JSON the table's bridge publishes (events) and the game mirror concludes "
+        "(judgement records), field by field. The bytes on the serial link are "
+        "[protocol.md](protocol.md); the rules are [rules/taiwan16.md](rules/taiwan16.md).",
+        "",
+        *_events_part(),
+        "",
+        *_records_part(),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Write docs/events.md (or the path given) from the models."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    path = Path(args[0]) if args else DOC
+    path.write_text(render(), encoding="utf-8")
+    print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
