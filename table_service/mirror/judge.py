@@ -9,14 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from table_service.mirror.state import MELD_RULES_NAME, HandState, SeatState
 from table_service.rules import HandOutcome, Profile, Stakes, score, settle
 from table_service.rules.hand import Hand, HandInputError, Meld, check_hand
 from table_service.rules.scoring import ScoreResult
 from table_service.rules.settlement import Payment
 from table_service.rules.table import Deal, seat_position
 from table_service.rules.tiles import is_flower_tile, tile_flower, tile_kind
-
-from table_service.mirror.state import MELD_RULES_NAME, HandState, SeatState
 
 WinHow = Literal["discard", "self_draw", "robbing_kong"]
 FlowerWinKind = Literal["eight_immortals", "seven_rob_one"]

@@ -142,15 +142,19 @@ class TableMirror:
             self._out = []
         body = event.body
         kind = body.kind
-        if self._claim is not None and not (
-            kind == "hand_revealed" and body.seat == self._claim.seat
-        ):
-            if not (kind == "seat_button" and body.button.name == "WIN"):
-                self._judge(None)
+        if self._claim is not None and not self._continues_claim(kind, body):
+            self._judge(None)
         self._handlers.get(kind, _ignore)(body)
         if kind not in ("flower_revealed", "tile_drawn", "tiles_left"):
             self._last_reveal = None
         return self._out
+
+    def _continues_claim(self, kind: str, body: Any) -> bool:
+        """Whether an event belongs to the 胡 being judged: its reveal, or a rival 胡 (攔胡)."""
+        assert self._claim is not None
+        if kind == "hand_revealed":
+            return bool(body.seat == self._claim.seat)
+        return kind == "seat_button" and body.button.name == "WIN"
 
     def fault(self, boot_id: int, seq: int, code: str, detail: str) -> list[Record]:
         """Record a fault found outside the mirror (an unreadable body keeps its seq)."""
@@ -230,7 +234,7 @@ class TableMirror:
                 seat=seat,
                 code=code,
                 detail=detail,  # type: ignore[arg-type]
-            )  # fmt: skip
+            )
         )
         if code in DEAD_HAND_CODES and self.hand is not None:
             self.hand.seats[seat].dead = True
@@ -366,9 +370,9 @@ class TableMirror:
         hand.provisional.clear()
         if place is not None:
             self._fault(
-                "tile_twice", f"seat {seat} drew {tile_code(tile)} (id {tile}), which is "
-                + _place_text(place)
-            )  # fmt: skip
+                "tile_twice",
+                f"seat {seat} drew {tile_code(tile)} (id {tile}), which is " + _place_text(place),
+            )
             self._unplace(hand, tile, place)
         if hand.phase == "dealing":
             self._deal_draw(hand, seat, tile, back)
@@ -690,7 +694,7 @@ class TableMirror:
                 self._violation(
                     seat,
                     "restriction_7",
-                    f"seat {seat} claimed with {pending.drawable_then} drawable tiles left (禁制 7)",
+                    f"seat {seat} claimed with {pending.drawable_then} drawable left (禁制 7)",
                 )
             if meld == "chow" and _same_or_luo(s.last_discard_kind, kind):
                 self._violation(
@@ -892,10 +896,18 @@ class TableMirror:
         if flower is not None:
             kind, payer, robbed = flower
             return WinClaim(
-                seat, "self_draw", s.last_drawn if s.last_drawn is not None else -1, payer,
-                self._seq, self._boot, codes, kind, payer if kind == "seven_rob_one" else None,
-                robbed, replacement=s.last_from_back,
-            )  # fmt: skip
+                seat,
+                "self_draw",
+                s.last_drawn if s.last_drawn is not None else -1,
+                payer,
+                self._seq,
+                self._boot,
+                codes,
+                kind,
+                payer if kind == "seven_rob_one" else None,
+                robbed,
+                replacement=s.last_from_back,
+            )
         pending = hand.pending
         drew = hand.turn == seat and hand.step == "discard" and s.last_drawn is not None
         if pending is not None and seat != pending.seat and not (drew and pending.next_drew):
@@ -908,9 +920,16 @@ class TableMirror:
             if kind in s.shown and not pending.added_kong:
                 codes.append("restriction_8")
             return WinClaim(
-                seat, how, pending.tile, pending.seat, self._seq, self._boot, _once(codes),
-                timing=self._discard_timing(hand, s, pending), declared=_declared(s),
-            )  # fmt: skip
+                seat,
+                how,
+                pending.tile,
+                pending.seat,
+                self._seq,
+                self._boot,
+                _once(codes),
+                timing=self._discard_timing(hand, s, pending),
+                declared=_declared(s),
+            )
         if drew:
             if hand.turn_start == "claimed_kong":
                 codes.append("restriction_2")
@@ -924,9 +943,17 @@ class TableMirror:
             timing, declared = self._self_draw_timing(hand, s)
             heavenly = timing == "heavenly_win"
             return WinClaim(
-                seat, "self_draw", s.last_drawn, None, self._seq, self._boot, _once(codes),
-                replacement=s.last_from_back and not heavenly, timing=timing, declared=declared,
-            )  # fmt: skip
+                seat,
+                "self_draw",
+                s.last_drawn,
+                None,
+                self._seq,
+                self._boot,
+                _once(codes),
+                replacement=s.last_from_back and not heavenly,
+                timing=timing,
+                declared=declared,
+            )
         last = self._last_pending
         if (
             last is not None
@@ -943,7 +970,7 @@ class TableMirror:
         self, hand: HandState, s: SeatState
     ) -> tuple[FlowerWinKind, int | None, int | None] | None:
         """(kind, payer, robbed flower number) when this 胡 is a 花胡 (§5, D8)."""
-        if s.owed or hand.turn != s.seat and self._robbed is None:
+        if s.owed or (hand.turn != s.seat and self._robbed is None):
             return None
         if self._robbed is not None and len(s.flowers) == 8:
             victim, _ = self._robbed
@@ -980,9 +1007,11 @@ class TableMirror:
             return "human_win" if _within_declaration(s) else None
         discarder = hand.seats[pending.seat]
         if (
-            s.seat != hand.dealer and s.discards_made == 0
-            and discarder.discards_made == 1 and not hand.claims_made
-        ):  # fmt: skip
+            s.seat != hand.dealer
+            and s.discards_made == 0
+            and discarder.discards_made == 1
+            and not hand.claims_made
+        ):
             return "earthly_win"
         return None
 
@@ -1029,22 +1058,28 @@ class TableMirror:
                     seat=claim.seat,
                     code="false_win",
                     detail=f"seat {claim.seat} declared 胡 on a hand that does not win",
-                )  # fmt: skip
+                )
             )
         if v.result != "false_win" and claim.how != "self_draw" and claim.flower_win is None:
             self._move_claimed(hand, claim)
         items = (
             []
-            if v.score is None or v.result == "false_win" and not v.tai
+            if v.score is None or (v.result == "false_win" and not v.tai)
             else [
                 Item(id=i.id, tai=i.tai, name=i.name, en=ENGLISH.get(i.id)) for i in v.score.items
             ]
         )
         self._finish_hand(
-            result=v.result, kind=v.settle_kind, seat=claim.seat,
-            payer=claim.payer if v.result != "false_win" else None, tai=v.tai,
-            items=items, codes=list(v.codes), payments=v.payments, end=v.end,
-        )  # fmt: skip
+            result=v.result,
+            kind=v.settle_kind,
+            seat=claim.seat,
+            payer=claim.payer if v.result != "false_win" else None,
+            tai=v.tai,
+            items=items,
+            codes=list(v.codes),
+            payments=v.payments,
+            end=v.end,
+        )
 
     def _move_claimed(self, hand: HandState, claim: WinClaim) -> None:
         place = hand.where.get(claim.tile)
@@ -1060,12 +1095,30 @@ class TableMirror:
 
     def _end_drawn(self) -> None:
         self._finish_hand(
-            result="drawn", kind=None, seat=None, payer=None, tai=0, items=[], codes=[],
-            payments=(), end="draw",
-        )  # fmt: skip
+            result="drawn",
+            kind=None,
+            seat=None,
+            payer=None,
+            tai=0,
+            items=[],
+            codes=[],
+            payments=(),
+            end="draw",
+        )
 
-    def _finish_hand(self, *, result: str, kind: str | None, seat: int | None, payer: int | None,
-                     tai: int, items: list[Item], codes: list[str], payments: Any, end: HandEnd) -> None:  # fmt: skip
+    def _finish_hand(
+        self,
+        *,
+        result: str,
+        kind: str | None,
+        seat: int | None,
+        payer: int | None,
+        tai: int,
+        items: list[Item],
+        codes: list[str],
+        payments: Any,
+        end: HandEnd,
+    ) -> None:
         hand = self.hand
         assert hand is not None
         net = [0] * SEATS
@@ -1112,7 +1165,7 @@ class TableMirror:
                     streak=nxt.streak,
                     round_wind=WINDS[nxt.round_wind],  # type: ignore[arg-type]
                 ),
-            )  # fmt: skip
+            )
         )
         hand.phase = "over"
         hand.result = result
@@ -1131,7 +1184,8 @@ _BAR_TEXT: Final = {
     "passed_win": "seat {seat} declared 胡 while 過水 (D1)",
     "restriction_2": "seat {seat} self-drew on a 碰槓 replacement (禁制 2)",
     "restriction_4": "seat {seat}'s self-draw did not begin with a draw in turn (禁制 4)",
-    "restriction_5": "seat {seat}'s 暗槓 replacement win needs a tile discarded this go-round (禁制 5)",
+    "restriction_5": "seat {seat}'s 暗槓 replacement win waits on a tile discarded this go-round"
+    " (禁制 5)",
     "restriction_8": "seat {seat} won on a discard of a tile it had shown (禁制 8)",
 }
 
@@ -1163,9 +1217,12 @@ def _same_or_luo(last: int, kind: int) -> bool:
 def _meld_shape(meld: str, kinds: list[int]) -> bool:
     if meld == "chow":
         return (
-            len(kinds) == 3 and kinds[0] < FIRST_HONOUR and kinds[0] // 9 == kinds[2] // 9
-            and kinds[1] == kinds[0] + 1 and kinds[2] == kinds[0] + 2
-        )  # fmt: skip
+            len(kinds) == 3
+            and kinds[0] < FIRST_HONOUR
+            and kinds[0] // 9 == kinds[2] // 9
+            and kinds[1] == kinds[0] + 1
+            and kinds[2] == kinds[0] + 2
+        )
     size = 3 if meld == "pong" else 4
     return len(kinds) == size and len(set(kinds)) == 1
 

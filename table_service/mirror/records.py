@@ -42,7 +42,8 @@ FaultCode = Literal[
 FAULT_CODES: Final[tuple[str, ...]] = FaultCode.__args__  # type: ignore[attr-defined]
 
 # Breaches that make the seat 相公 (taiwan16.md §3, seed 000's list: 缺張/逾張, 錯吃碰槓,
-# 花牌未補, 花牌打出, 吃入打出/打出吃入, and a claim made after losing its priority). A 相公 seat may only draw and discard.
+# 花牌未補, 花牌打出, 吃入打出/打出吃入, and a claim made after losing its priority).
+# A 相公 seat may only draw and discard.
 DEAD_HAND_CODES: Final = frozenset(
     {
         "chow_not_from_left",
