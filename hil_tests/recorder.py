@@ -1,8 +1,10 @@
 """The far end of the loop: what a consumer receives over MQTT, checked against what was sent.
 
-Until the table service's mirror sits at the far end, this consumer records every
-event, idempotent on (table, boot_id, seq) as design.md asks of every consumer,
-and the comparison says what was lost, duplicated, reordered or changed.
+The consumer is the table service's own (`table_service.live.consumer.Consumer`:
+persistent session, redeliveries dropped on (table, boot_id, seq), replays for
+holes, each table's events in order exactly once). The recorder keeps, besides,
+every distinct event as it arrived, and the comparison with the simulator's ground
+truth says what was lost, duplicated, reordered or changed.
 """
 
 from __future__ import annotations
@@ -11,16 +13,17 @@ import asyncio
 import contextlib
 import itertools
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
-
-import aiomqtt
 
 from firmware_bridge.messages import EVENT_BODY, Event
 from firmware_bridge.protocol.catalogue import Message, plain
 from hil_tests.simulator.table import Sent
+from table_service.live.consumer import Consumer, Gap
 
 GAP_WINDOW = 1.0  # seconds a hole may stay open before a replay is asked
+GAP_TIMEOUT = 30.0  # seconds before on_event gives a hole up: the harness would rather wait
 
 
 def body_of(message: Message) -> dict[str, Any]:
@@ -40,6 +43,17 @@ class Received:
     @property
     def count(self) -> int:
         return len(self.keys)
+
+    def add(self, event: Event) -> bool:
+        """Keep an arrival unless it is a redelivery (then count it); True if new."""
+        key = (event.boot_id, event.seq)
+        if key in self.keys:
+            self.redeliveries += 1
+            return False
+        self.keys.add(key)
+        body = json.loads(event.body.model_dump_json())
+        self.by_boot.setdefault(event.boot_id, []).append((event.seq, body))
+        return True
 
     def contiguous(self, boot_id: int) -> int:
         """The highest seq of this boot held with nothing missing before it."""
@@ -67,95 +81,61 @@ class Received:
 
 
 class Recorder:
-    """Subscribes to every table's events under `base` at QoS 1 with a persistent session."""
+    """Subscribes to every table's events under `base` at QoS 1 with a persistent session.
+
+    `tables` records every distinct arrival (what `compare` judges). `on_event`, if
+    given, receives each table's events in order exactly once (boots in arrival
+    order, each in seq order; an event after a hole waits for the replay that fills
+    it): where a consumer such as the game mirror plugs in. A hole still open after
+    `gap_timeout` is given up: `on_gap` gets the `Gap` in its place and delivery goes
+    on past it. Both run in the MQTT client's on-message path: quick, synchronous.
+    """
 
     def __init__(
-        self, hostname: str, port: int, base: str = "mjtable", client_id: str = "hil"
+        self,
+        hostname: str,
+        port: int,
+        base: str = "mjtable",
+        client_id: str = "hil",
+        *,
+        on_event: Callable[[Event], None] | None = None,
+        on_gap: Callable[[Gap], None] | None = None,
+        gap_timeout: float = GAP_TIMEOUT,
     ) -> None:
         self.hostname = hostname
         self.port = port
         self.base = base
         self.client_id = client_id
         self.tables: dict[str, Received] = {}
-        self.subscribed = asyncio.Event()
         self.arrived = asyncio.Event()
-        self.replays_asked = 0
-        self._client: aiomqtt.Client | None = None
+        self.consumer = Consumer(
+            hostname, port, base=base, client_id=client_id, on_event=on_event, on_gap=on_gap,
+            on_arrival=self._record, gap_timeout=gap_timeout, reorder_window=GAP_WINDOW,
+        )  # fmt: skip
+        self.subscribed = self.consumer.subscribed
+
+    @property
+    def replays_asked(self) -> int:
+        return self.consumer.replays_asked
 
     async def run(self) -> None:
-        """Receive until cancelled, reconnecting through broker restarts.
-
-        Each message is recorded inside the client's on-message path, before its
-        PUBACK goes out: aiomqtt drops the messages still in its queue when the
-        connection breaks, and those the broker already counts as delivered.
-        """
-        recorder = self
-
-        class RecordOnArrival(asyncio.Queue[aiomqtt.Message]):
-            def put_nowait(self, item: aiomqtt.Message) -> None:
-                recorder._record(bytes(item.payload))  # type: ignore[arg-type]
-
-        while True:
-            try:
-                async with aiomqtt.Client(
-                    self.hostname, self.port, identifier=self.client_id, clean_session=False,
-                    queue_type=RecordOnArrival,
-                ) as client:  # fmt: skip
-                    await client.subscribe(f"{self.base}/+/event", qos=1)
-                    self._client = client
-                    self.subscribed.set()
-                    for table in self.tables:  # whatever the broker lost while we were away
-                        await self.request_replay(table)
-                    watcher = asyncio.create_task(self._watch_gaps())
-                    try:
-                        async for _ in client.messages:  # never yields; raises on disconnect
-                            pass
-                    finally:
-                        watcher.cancel()
-            except aiomqtt.MqttError:
-                self._client = None
-                await asyncio.sleep(0.2)
+        """Receive until cancelled, reconnecting through broker restarts (see Consumer)."""
+        await self.consumer.run()
 
     async def forget(self) -> None:
         """End the persistent session, so a shared broker stops queueing for us."""
-        with contextlib.suppress(aiomqtt.MqttError):
-            async with aiomqtt.Client(
-                self.hostname, self.port, identifier=self.client_id, clean_session=True
-            ):
-                pass
+        await self.consumer.forget()
 
     async def request_replay(self, table: str, after: tuple[int, int] | None = None) -> None:
-        """Ask a table's bridge to publish again what follows `after` (default: our pointer)."""
-        if self._client is None:
-            return
-        point = after if after is not None else self.tables[table].pointer()
-        body = {"after": None if point is None else {"boot_id": point[0], "seq": point[1]}}
-        self.replays_asked += 1
-        with contextlib.suppress(aiomqtt.MqttError):
-            await self._client.publish(
-                f"{self.base}/{table}/bridge/request/replay", json.dumps(body), qos=1
-            )
+        """Ask a table's bridge to publish again what follows `after` (default: the last
+        event recorded without a hole before it; all the bridge keeps if none)."""
+        received = self.tables.get(table)
+        point = after if after is not None else (received.pointer() if received else None)
+        await self.consumer.request_replay(table, point)
 
-    async def _watch_gaps(self) -> None:
-        """A hole that stays open past a short reorder window is asked for again."""
-        while True:
-            await asyncio.sleep(GAP_WINDOW)
-            for table, received in list(self.tables.items()):
-                if received.has_hole():
-                    await self.request_replay(table)
-                    await asyncio.sleep(GAP_WINDOW)
-
-    def _record(self, payload: bytes) -> None:
-        event = Event.model_validate_json(payload)
-        table = self.tables.setdefault(event.table, Received())
-        key = (event.boot_id, event.seq)
-        if key in table.keys:
-            table.redeliveries += 1
-            return
-        table.keys.add(key)
-        body = json.loads(event.body.model_dump_json())
-        table.by_boot.setdefault(event.boot_id, []).append((event.seq, body))
-        self.arrived.set()
+    def _record(self, event: Event) -> None:
+        if self.tables.setdefault(event.table, Received()).add(event):
+            self.arrived.set()
 
     async def wait_for(self, counts: dict[str, int], timeout: float) -> bool:
         """Until each table has at least its count of distinct events (False on timeout)."""

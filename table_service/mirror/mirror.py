@@ -77,6 +77,7 @@ class TableMirror:
         self.profile = Profile()
         self.deal = Deal(0)
         self.hand: HandState | None = None
+        self.last_hand: HandState | None = None  # the hand the latest hand record closed
         self.hands = 0
         self.totals = [0] * SEATS
         self.events = 0
@@ -702,7 +703,7 @@ class TableMirror:
                     "restriction_6",
                     f"seat {seat} chowed the tile it discarded, or its 絡 (禁制 6)",
                 )
-            if meld == "pong" and kind in s.passed_pongs:
+            if meld == "pong" and kind in s.passed_pongs and not late:  # late: the same copy
                 self._violation(
                     seat,
                     "passed_pong",
@@ -910,6 +911,10 @@ class TableMirror:
             )
         pending = hand.pending
         drew = hand.turn == seat and hand.step == "discard" and s.last_drawn is not None
+        took = next((t for t, who in hand.provisional.items() if who == seat), None)
+        if took is not None and not drew:  # 禁制 4: its self-draw began out of turn
+            codes.append("restriction_4")
+            return WinClaim(seat, "self_draw", took, None, self._seq, self._boot, _once(codes))
         if pending is not None and seat != pending.seat and not (drew and pending.next_drew):
             how: WinHow = "robbing_kong" if pending.added_kong else "discard"
             kind = tile_kind(pending.tile)
@@ -1169,6 +1174,7 @@ class TableMirror:
         )
         hand.phase = "over"
         hand.result = result
+        self.last_hand = hand
         hand.pending = None
         self._robbed = None
         self._r5 = None

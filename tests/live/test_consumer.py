@@ -1,0 +1,315 @@
+"""The bridges' event streams, in order and exactly once: the bookkeeping, then a real broker."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import uuid
+from collections.abc import AsyncIterator
+from urllib.parse import urlsplit
+
+import aiomqtt
+import pytest
+
+from firmware_bridge.messages import Event, ReplayRequest
+from firmware_bridge.stopping import cancel_and_wait
+from hil_tests.broker import OwnedBroker
+from table_service.live.consumer import Consumer, Delivery, Gap, Hole, StreamOrder
+
+A, B = 0xA1, 0xB2
+
+
+def ev(seq: int, boot: int = A, table: str = "t1") -> Event:
+    return Event(
+        table=table, boot_id=boot, seq=seq, ts=0.0, body={"kind": "tiles_left", "count": 99}
+    )
+
+
+def keys(out: list[Delivery] | tuple[Delivery, ...]) -> list[tuple[int, int] | Gap]:
+    """Events as (boot, seq), gaps as themselves: what came out, in order."""
+    return [d if isinstance(d, Gap) else (d.boot_id, d.seq) for d in out]
+
+
+def feed(order: StreamOrder, events: list[Event], now: float = 0.0) -> list[Delivery]:
+    out: list[Delivery] = []
+    for e in events:
+        out += order.offer(e, now).out
+    return out
+
+
+# --- StreamOrder: no I/O --------------------------------------------------------------
+
+
+def test_in_order_each_event_is_delivered_as_it_arrives() -> None:
+    order = StreamOrder()
+    for seq in range(1, 6):
+        step = order.offer(ev(seq), 0.0)
+        assert (step.status, keys(step.out)) == ("new", [(A, seq)])
+    assert order.pointer("t1") == (A, 5)
+    assert order.holes() == []
+    assert (order.counts.received, order.counts.delivered) == (5, 5)
+
+
+def test_redeliveries_are_dropped_and_counted() -> None:
+    order = StreamOrder()
+    out = feed(order, [ev(1), ev(2), ev(1), ev(4), ev(4), ev(2)])
+    assert keys(out) == [(A, 1), (A, 2)]
+    assert order.offer(ev(4), 0.0).status == "duplicate"  # held behind the hole: still known
+    assert order.counts.duplicates == 4
+    assert keys(order.offer(ev(3), 0.0).out) == [(A, 3), (A, 4)]
+    assert order.counts.delivered == 4
+
+
+def test_an_event_after_a_hole_is_held_until_a_replay_fills_it() -> None:
+    order = StreamOrder(gap_timeout=10.0, reorder_window=1.0)
+    assert keys(feed(order, [ev(1), ev(2), ev(5), ev(4)], now=0.0)) == [(A, 1), (A, 2)]
+    assert order.holes() == [Hole("t1", A, 3, 3, 0.0)]
+    assert order.due_replays(0.5) == []  # within the reorder window: maybe just late
+    assert order.due_replays(1.0) == [("t1", (A, 2))]
+    assert order.due_replays(1.5) == []  # asked; the same point again only after a wait
+    assert order.due_replays(2.0) == [("t1", (A, 2))]
+    assert order.due_replays(3.0) == []  # the wait doubles
+    assert order.due_replays(4.0) == [("t1", (A, 2))]
+    step = order.offer(ev(3), 4.2)
+    assert keys(step.out) == [(A, 3), (A, 4), (A, 5)]
+    assert order.holes() == []
+    assert order.pointer("t1") == (A, 5)
+
+
+def test_a_new_boot_starts_at_one_and_follows_the_old_one() -> None:
+    order = StreamOrder()
+    out = feed(order, [ev(1), ev(2), ev(1, B), ev(2, B), ev(2), ev(1, B)])
+    assert keys(out) == [(A, 1), (A, 2), (B, 1), (B, 2)]
+    assert order.counts.duplicates == 2
+    assert order.pointer("t1") == (B, 2)
+
+
+def test_a_new_boot_waits_behind_a_hole_in_the_old_one() -> None:
+    order = StreamOrder()
+    assert keys(feed(order, [ev(1), ev(3), ev(1, B), ev(2, B)])) == [(A, 1)]
+    assert keys(order.offer(ev(2), 0.0).out) == [(A, 2), (A, 3), (B, 1), (B, 2)]
+    # a new boot that lost its first events has a hole of its own
+    assert keys(feed(order, [ev(3, 0xC3), ev(4, 0xC3)])) == []
+    assert order.holes() == [Hole("t1", 0xC3, 1, 2, 0.0)]
+    assert order.due_replays(1.0) == [("t1", (B, 2))]  # the bridge's history is one list
+    assert keys(feed(order, [ev(1, 0xC3), ev(2, 0xC3)])) == [(0xC3, s) for s in (1, 2, 3, 4)]
+
+
+def test_a_hole_never_filled_is_given_up_as_a_gap_in_its_place() -> None:
+    order = StreamOrder(gap_timeout=10.0)
+    feed(order, [ev(1), ev(4), ev(5), ev(7), ev(1, B)], now=0.0)
+    assert order.expire(9.9) == []
+    out = order.expire(10.0)
+    assert keys(out) == [Gap("t1", A, 2, 3), (A, 4), (A, 5)]
+    assert order.expire(15.0) == []  # the next hole's clock started when delivery moved
+    assert keys(order.expire(20.0)) == [Gap("t1", A, 6, 6), (A, 7), (B, 1)]
+    step = order.offer(ev(3), 21.0)  # the replay came after all: too late to deliver
+    assert (step.status, step.out) == ("late", ())
+    assert order.counts.gaps == 2 and order.counts.late == 1
+    assert order.counts.delivered == 5
+
+
+def test_give_up_now_delivers_past_every_hole() -> None:
+    order = StreamOrder()
+    feed(order, [ev(2), ev(4)])
+    assert keys(order.give_up("t1", 0.0)) == [
+        Gap("t1", A, 1, 1),
+        (A, 2),
+        Gap("t1", A, 3, 3),
+        (A, 4),
+    ]
+    assert order.give_up("nowhere", 0.0) == []
+
+
+def test_the_tail_of_a_boot_taken_over_is_a_late_gap() -> None:
+    order = StreamOrder()
+    feed(order, [ev(1), ev(1, B)])
+    step = order.offer(ev(3), 0.0)
+    assert (step.status, keys(step.out)) == ("late", [Gap("t1", A, 2, 3, late=True)])
+    assert order.offer(ev(2), 0.0).status == "late"  # already reported: no second gap
+    assert order.counts.gaps == 1
+
+
+def test_after_a_reconnect_a_new_boot_waits_for_the_old_boots_tail() -> None:
+    """A broker restart can lose the old boot's tail; the replay brings it, maybe after
+    the new boot's first events: those wait a reorder window before taking over."""
+    order = StreamOrder(reorder_window=1.0)
+    feed(order, [ev(1), ev(2)], now=0.0)
+    assert order.reconnected(5.0) == [("t1", (A, 2))]
+    assert order.offer(ev(1, B), 5.1).out == ()
+    assert keys(feed(order, [ev(3), ev(4)], now=5.2)) == [(A, 3), (A, 4)]
+    assert order.expire(5.9) == []
+    assert keys(order.expire(6.0)) == [(B, 1)]
+
+
+def test_malformed_payloads_are_counted_not_raised() -> None:
+    order = StreamOrder()
+    good = ev(1).model_dump_json()
+    assert order.receive(good, 0.0, "t1").status == "new"
+    refused = [
+        order.receive(b"{not json", 0.0),
+        order.receive(b"\xff\xfe", 0.0),
+        order.receive(b'{"table": "t1"}', 0.0),
+        order.receive(good.replace('"tiles_left"', '"tile_teleported"'), 0.0),
+        order.receive(good, 0.0, "t2"),  # published under another table's topic
+        order.receive(ev(0).model_dump_json(), 0.0),
+    ]
+    assert [s.status for s in refused] == ["invalid"] * 6
+    assert all(s.error for s in refused)
+    assert "t2" in (refused[4].error or "") and "seq" in (refused[5].error or "")
+    assert (order.counts.invalid, order.counts.received) == (6, 1)
+
+
+def test_resume_starts_after_a_saved_point() -> None:
+    order = StreamOrder()
+    order.resume("t1", A, 40)
+    assert order.offer(ev(40), 0.0).status == "duplicate"
+    assert keys(feed(order, [ev(41)])) == [(A, 41)]
+    with pytest.raises(ValueError):
+        order.resume("t1", A, 1)
+
+
+def test_the_on_message_path_calls_back_in_order_and_never_raises() -> None:
+    seen: list[object] = []
+    refused: list[str] = []
+
+    def on_event(event: Event) -> None:
+        seen.append((event.boot_id, event.seq))
+        if event.seq == 2:
+            raise RuntimeError("a mirror bug")
+
+    consumer = Consumer(
+        "unused", base="mj/x", on_event=on_event, on_gap=seen.append,
+        on_invalid=lambda topic, payload, error: refused.append(topic), gap_timeout=1.0,
+    )  # fmt: skip
+    topic = "mj/x/t1/event"
+    for seq in (1, 3, 2):
+        consumer.handle(topic, ev(seq).model_dump_json().encode(), now=0.0)
+    consumer.handle(topic, b"garbage", now=0.0)
+    consumer.handle("mj/x/t9/event", ev(4).model_dump_json().encode(), now=0.0)
+    consumer.handle(topic, ev(5).model_dump_json().encode(), now=0.0)
+    assert seen == [(A, 1), (A, 2), (A, 3)]
+    assert refused == [topic, "mj/x/t9/event"]
+    assert consumer.callback_errors == 1
+    consumer._deliver(consumer.order.expire(1.0))  # what the watcher does
+    assert seen[3:] == [Gap("t1", A, 4, 4), (A, 5)]
+
+
+# --- Consumer against a real broker ---------------------------------------------------
+
+
+class FakeBridge:
+    """Publishes a table's events as told and answers replay requests from its history,
+    reconnecting if the broker goes (as the real bridge does)."""
+
+    def __init__(self, url: str, base: str, table: str, history: list[Event]) -> None:
+        parts = urlsplit(url)
+        self.host, self.port = parts.hostname or "127.0.0.1", parts.port or 1883
+        self.base, self.table, self.history = base, table, history
+        self.replays: list[tuple[int, int] | None] = []
+        self.answer = True
+        self.ready = asyncio.Event()
+        self._client: aiomqtt.Client | None = None
+
+    async def publish(self, event: Event) -> None:
+        await self.ready.wait()
+        assert self._client is not None
+        topic = f"{self.base}/{self.table}/event"
+        await self._client.publish(topic, event.model_dump_json(), qos=1)
+
+    async def run(self) -> None:
+        while True:
+            try:
+                async with aiomqtt.Client(self.host, self.port) as client:
+                    await client.subscribe(f"{self.base}/{self.table}/bridge/request/replay", qos=1)
+                    self._client = client
+                    self.ready.set()
+                    async for message in client.messages:
+                        assert isinstance(message.payload, bytes)
+                        await self._replay(ReplayRequest.model_validate_json(message.payload))
+            except aiomqtt.MqttError:
+                self.ready.clear()
+                await asyncio.sleep(0.05)
+
+    async def _replay(self, request: ReplayRequest) -> None:
+        after = request.after
+        point = None if after is None else (after.boot_id, after.seq)
+        self.replays.append(point)
+        if self.answer:
+            keys = [(e.boot_id, e.seq) for e in self.history]
+            start = 0 if point is None else keys.index(point) + 1
+            for event in self.history[start:]:
+                await self.publish(event)
+
+
+@contextlib.asynccontextmanager
+async def running(url: str, history: list[Event], **options: float) -> AsyncIterator[
+    tuple[Consumer, FakeBridge, list[Delivery]]
+]:  # fmt: skip
+    """A consumer and a fake bridge on `url`, topics and session of this test alone."""
+    base, table = f"live-{uuid.uuid4().hex[:8]}", "t1"
+    out: list[Delivery] = []
+    parts = urlsplit(url)
+    consumer = Consumer(
+        parts.hostname or "127.0.0.1", parts.port or 1883, base=base, client_id=f"{base}-c",
+        on_event=out.append, on_gap=out.append, **options,
+    )  # fmt: skip
+    bridge = FakeBridge(url, base, table, history)
+    tasks = [asyncio.create_task(consumer.run()), asyncio.create_task(bridge.run())]
+    try:
+        async with asyncio.timeout(5):
+            await consumer.subscribed.wait()
+            await bridge.ready.wait()
+        yield consumer, bridge, out
+    finally:
+        await cancel_and_wait(tasks)
+        await consumer.forget()
+
+
+async def until(check: object, timeout: float = 5.0) -> None:
+    async with asyncio.timeout(timeout):
+        while not check():  # type: ignore[operator]
+            await asyncio.sleep(0.01)
+
+
+async def test_a_hole_and_redeliveries_come_out_in_order_exactly_once(mqtt_url: str) -> None:
+    history = [ev(s) for s in range(1, 6)] + [ev(s, B) for s in (1, 2)]
+    async with running(mqtt_url, history, reorder_window=0.1) as (consumer, bridge, out):
+        by_key = {(e.boot_id, e.seq): e for e in history}
+        for key in [(A, 1), (A, 2), (A, 2), (A, 4), (A, 5), (A, 5), (B, 1), (B, 2), (A, 1)]:
+            await bridge.publish(by_key[key])  # (A, 3) lost on the way
+        await until(lambda: len(out) == 7)
+        await asyncio.sleep(0.2)  # nothing more comes out, replayed copies included
+    assert keys(out) == [(A, 1), (A, 2), (A, 3), (A, 4), (A, 5), (B, 1), (B, 2)]
+    assert bridge.replays and bridge.replays[0] == (A, 2)
+    assert consumer.order.counts.duplicates >= 3
+    assert consumer.order.counts.gaps == 0 and consumer.callback_errors == 0
+
+
+async def test_a_hole_the_bridge_cannot_fill_is_given_up(mqtt_url: str) -> None:
+    history = [ev(s) for s in (1, 2, 4)]
+    options = {"reorder_window": 0.1, "gap_timeout": 0.4}
+    async with running(mqtt_url, history, **options) as (_, bridge, out):
+        bridge.answer = False
+        for event in history:
+            await bridge.publish(event)
+        await until(lambda: len(out) == 4)
+    assert keys(out) == [(A, 1), (A, 2), Gap("t1", A, 3, 3), (A, 4)]
+    assert bridge.replays  # it did ask first
+
+
+async def test_reconnects_through_a_broker_restart_and_asks_a_replay(
+    owned_broker: OwnedBroker,
+) -> None:
+    history = [ev(s) for s in range(1, 5)]
+    async with running(owned_broker.url, history, reorder_window=0.1) as (consumer, bridge, out):
+        for event in history[:2]:
+            await bridge.publish(event)
+        await until(lambda: len(out) == 2)
+        await asyncio.to_thread(owned_broker.restart)
+        await until(lambda: consumer.reconnects >= 1 and consumer.connected)
+        await until(lambda: (A, 2) in bridge.replays)  # asked on reconnect: what was lost?
+        for event in history[2:]:
+            await bridge.publish(event)
+        await until(lambda: len(out) == 4)
+    assert keys(out) == [(A, s) for s in range(1, 5)]
