@@ -12,11 +12,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from firmware_bridge.messages import Event
 from hil_tests.simulator.hand import HandResult
-from table_service.mirror.records import HandRecord, Violation
+from table_service.mirror.mirror import TableMirror
+from table_service.mirror.records import Fault, HandRecord, Record, Violation
 from table_service.mirror.state import HandState
 from table_service.rules.tiles import wind_code
 
+Breach = tuple[int, int, int, str]  # (boot_id, seq, seat, code) of an injected violation
 FLOWER_KINDS = ("eight_immortals", "seven_rob_one", "seven_rob_one_self_draw")
 
 
@@ -84,27 +87,27 @@ class Tally:
                 self.notes.append(f"{label}: " + "; ".join(problems[:4]))
 
     def add_violations(
-        self,
-        injected: Iterable[tuple[int, int, str]],
-        flagged: Sequence[Violation],
-        label: str,
+        self, injected: Iterable[Breach], flagged: Sequence[Violation], label: str
     ) -> None:
-        """Match by (seq, seat): the event and the offender. Codes must name the injected one;
-        further codes on the same event and seat (a breach that breaks two rules) are fine."""
-        want = {(seq, seat): code for seq, seat, code in injected}
-        got: dict[tuple[int, int], set[str]] = {}
+        """Match by (boot, seq, seat): the event and the offender. The codes must name the
+        injected one; more codes on the same event and seat (one act breaking two rules,
+        e.g. a chow from the wrong seat with three tiles left) are not false flags."""
+        want: dict[tuple[int, int, int], str] = {}
+        for boot_id, seq, seat, code in injected:
+            want[(boot_id, seq, seat)] = code
+        got: dict[tuple[int, int, int], set[str]] = {}
         for v in flagged:
-            got.setdefault((v.seq, v.seat), set()).add(v.code)
+            got.setdefault((v.boot_id, v.seq, v.seat), set()).add(v.code)
         self.violations_injected += len(want)
         self.violations_flagged += len(flagged)
         for key, code in want.items():
             if code not in got.get(key, set()):
                 self.violations_missed += 1
-                self._note(f"{label}: missed {code} by seat {key[1]} at seq {key[0]}")
+                self._note(f"{label}: missed {code} by seat {key[2]} at seq {key[1]}")
         for key, codes in got.items():
             if key not in want:
                 self.violations_false += len(codes)
-                self._note(f"{label}: flagged {sorted(codes)} of seat {key[1]} at seq {key[0]}")
+                self._note(f"{label}: flagged {sorted(codes)} of seat {key[2]} at seq {key[1]}")
 
     def _note(self, text: str) -> None:
         if len(self.notes) < 20:
@@ -119,3 +122,75 @@ class Tally:
             "violations_missed": self.violations_missed,
             "violations_false": self.violations_false,
         }
+
+
+@dataclass
+class Judged:
+    """One hand as the mirror closed it: its record and a copy of its final picture."""
+
+    record: HandRecord
+    seen: HandState
+    violations: list[Violation]
+    faults: list[Fault]
+    keys: set[tuple[int, int]]  # the (boot_id, seq) of every event of the hand
+
+
+class FarEnd:
+    """The game mirror at the far end of the loop, one per table, keeping what it concluded."""
+
+    def __init__(self) -> None:
+        self.mirrors: dict[str, TableMirror] = {}
+        self.judged: dict[str, list[Judged]] = {}
+        self._open: dict[str, tuple[list[Violation], list[Fault]]] = {}
+        self._keys: dict[str, set[tuple[int, int]]] = {}
+
+    def apply(self, event: Event) -> list[Record]:
+        """Feed one event (in order, as the consumer delivers it)."""
+        mirror = self.mirrors.get(event.table)
+        if mirror is None:
+            mirror = self.mirrors[event.table] = TableMirror(event.table)
+        self._keys.setdefault(event.table, set()).add((event.boot_id, event.seq))
+        return self._keep(mirror, mirror.apply(event))
+
+    def finish(self) -> None:
+        for mirror in self.mirrors.values():
+            self._keep(mirror, mirror.finish())
+
+    def _keep(self, mirror: TableMirror, records: list[Record]) -> list[Record]:
+        violations, faults = self._open.setdefault(mirror.table, ([], []))
+        for record in records:
+            if isinstance(record, Violation):
+                violations.append(record)
+            elif isinstance(record, Fault):
+                faults.append(record)
+            else:
+                assert mirror.last_hand is not None
+                seen = mirror.last_hand  # still followed until the next shuffle: read it last
+                keys = self._keys.pop(mirror.table, set())
+                judged = Judged(record, seen, list(violations), list(faults), keys)
+                self.judged.setdefault(mirror.table, []).append(judged)
+                violations.clear()
+                faults.clear()
+        return records
+
+    def tally(self, truths: dict[str, tuple[list[HandResult], list[Breach]]]) -> Tally:
+        """Compare each table's hands, in order, with the simulator's; a hand the sensors
+        misread (an injected table fault) is counted but not compared."""
+        tally = Tally()
+        for table, (results, breaches) in truths.items():
+            judged = self.judged.get(table, [])
+            if len(judged) != len(results):
+                tally.mirror_mismatches += abs(len(judged) - len(results))
+                tally.notes.append(f"{table}: {len(judged)} hands judged, {len(results)} played")
+            flagged: list[Violation] = list(self._open.get(table, ([], []))[0])
+            skipped: set[tuple[int, int]] = set()
+            for n, (hand, truth) in enumerate(zip(judged, results, strict=False), 1):
+                if truth.injected:  # a sensor misread: the mirror cannot know the truth
+                    skipped |= hand.keys
+                    tally.hands_judged += 1
+                    continue
+                tally.add_hand(hand_mismatches(hand.record, hand.seen, truth), f"{table} #{n}")
+                flagged += hand.violations
+            wanted = [b for b in breaches if (b[0], b[1]) not in skipped]
+            tally.add_violations(wanted, flagged, table)
+        return tally

@@ -225,13 +225,17 @@ class TableMirror:
             Fault(table=self.table, boot_id=self._boot, seq=self._seq, code=code, detail=detail)  # type: ignore[arg-type]
         )
 
-    def _violation(self, seat: int, code: str, detail: str) -> None:
+    def _violation(
+        self, seat: int, code: str, detail: str, at: tuple[int, int] | None = None
+    ) -> None:
+        """Record a breach by `seat`, at the current event or at the earlier event `at`."""
+        boot_id, seq = at if at is not None else (self._boot, self._seq)
         self.violations += 1
         self._out.append(
             Violation(
                 table=self.table,
-                boot_id=self._boot,
-                seq=self._seq,
+                boot_id=boot_id,
+                seq=seq,
                 seat=seat,
                 code=code,
                 detail=detail,  # type: ignore[arg-type]
@@ -243,6 +247,8 @@ class TableMirror:
     def _in_play(self, what: str) -> HandState | None:
         """The hand, if `what` can happen now; otherwise an `impossible` fault."""
         hand = self.hand
+        if hand is not None and hand.phase == "over" and hand.result == "drawn":
+            return hand  # after 荒局 the tiles are still followed (a claim there is a breach)
         if hand is None or hand.phase not in ("dealing", "play"):
             phase = "no hand" if hand is None else hand.phase
             self._fault("impossible", f"{what} while {phase}")
@@ -599,11 +605,16 @@ class TableMirror:
             s.declared = None  # D7: kept the drawn tile and threw another (換牌): it lapses
 
     def _void(self, s: SeatState) -> None:
+        """D7: a declaration on a hand that is not ready is void, flagged at its button."""
         self._violation(
-            s.seat, "void_declaration", f"seat {s.seat} declared ready on a hand that is not ready"
+            s.seat,
+            "void_declaration",
+            f"seat {s.seat} declared ready on a hand that is not ready",
+            at=s.declared_key,
         )
         s.declared = None
         s.declared_at = -1
+        s.declared_key = None
 
     def _pass_win(self, s: SeatState) -> None:
         s.passed_win = True
@@ -611,10 +622,16 @@ class TableMirror:
             s.declaration_void = True  # D7: the declaration's 台 no longer count
 
     def _close_claims(
-        self, hand: HandState, pending: Pending, claimer: int | None, lose_wins: bool = False
+        self,
+        hand: HandState,
+        pending: Pending,
+        claimer: int | None,
+        lose_wins: bool = False,
+        by_chow: bool = False,
     ) -> None:
-        """A discard's window closes (a draw, a claim): 過碰 for who let a pair go (D2); a
-        winner who let it go has 過水 (D1) once its 胡 would be late."""
+        """A discard's window closes (a draw, a claim): 過碰 for who let a pair go (D2) (all
+        before a pong's claimer; everyone before a chow, which comes last); a winner who let
+        it go has 過水 (D1) once its 胡 would be late."""
         if pending.closed:
             return
         if (
@@ -624,7 +641,7 @@ class TableMirror:
         ):
             kind = tile_kind(pending.tile)
             for seat in claim_order(pending.seat):
-                if seat == claimer:
+                if seat == claimer and not by_chow:
                     break
                 if hand.seats[seat].counts()[kind] >= 2:
                     hand.seats[seat].passed_pongs.add(kind)
@@ -716,7 +733,10 @@ class TableMirror:
         kinds = sorted(tile_kind(t) for t in tiles)
         if not _meld_shape(meld, kinds):
             self._fault("impossible", f"{' '.join(tile_code(t) for t in tiles)} is not a {meld}")
-        self._close_claims(hand, pending, claimer=seat)
+        if pending.chowed_by is not None and meld != "chow":
+            self._undo_chow(hand, pending)  # 碰/槓 outrank a 吃 not yet followed by its discard
+        if meld != "chow":  # a chow's window closes at the chower's discard (D3)
+            self._close_claims(hand, pending, claimer=seat)
         discarder = hand.seats[pending.seat]
         if tile in discarder.river:
             discarder.river.remove(tile)
@@ -724,7 +744,10 @@ class TableMirror:
             if own != tile:
                 self._take(hand, own, seat, "melded")
         self._add_meld(hand, s, meld, tiles, pending.seat)
-        hand.pending = None
+        if meld == "chow":  # D3: a 碰 or 胡 on it is on time until the chower's discard
+            pending.chowed_by = seat
+        else:
+            hand.pending = None
         hand.claims_made = True
         hand.turn, hand.step = seat, "discard"
         hand.turn_start = "claimed_kong" if meld == "kong_exposed" else "claimed"
@@ -736,6 +759,25 @@ class TableMirror:
             s.no_discard = forbidden_after_chow(kind, kinds[0])
         else:
             self._kong_replacement(hand, s)
+
+    def _undo_chow(self, hand: HandState, pending: Pending) -> None:
+        """A 碰, 槓 or 胡 took the tile of a 吃 still waiting for its discard: the chow's
+        tiles go back into the chower's hand and the tile back to the discards."""
+        chower = hand.seats[pending.chowed_by]  # type: ignore[index]
+        pending.chowed_by = None
+        meld = next((m for m in chower.melds if m.kind == "chow" and pending.tile in m.tiles), None)
+        if meld is None:
+            return
+        chower.melds.remove(meld)
+        for tile in meld.tiles:
+            if tile != pending.tile:
+                chower.concealed.append(tile)
+                hand.where[tile] = ("hand", chower.seat)
+        chower.changed()
+        chower.no_discard = frozenset()
+        hand.seats[pending.seat].river.append(pending.tile)
+        hand.where[pending.tile] = ("river", pending.seat)
+        hand.claims_made = any(m.from_seat is not None for x in hand.seats for m in x.melds)
 
     def _add_meld(
         self, hand: HandState, s: SeatState, meld: str, tiles: list[int], src: int | None
@@ -850,6 +892,7 @@ class TableMirror:
                 self._end_drawn()  # D5: declining the 海底 ends the hand as 荒局
 
     def _declare_ready(self, hand: HandState, s: SeatState) -> None:
+        s.declared_key = (self._boot, self._seq)
         nobody_discarded = all(x.discards_made == 0 for x in hand.seats)
         if s.declared or s.dead:
             self._void(s)
@@ -1065,7 +1108,7 @@ class TableMirror:
                     detail=f"seat {claim.seat} declared 胡 on a hand that does not win",
                 )
             )
-        if v.result != "false_win" and claim.how != "self_draw" and claim.flower_win is None:
+        if claim.how != "self_draw" and claim.flower_win is None:
             self._move_claimed(hand, claim)
         items = (
             []
@@ -1087,6 +1130,9 @@ class TableMirror:
         )
 
     def _move_claimed(self, hand: HandState, claim: WinClaim) -> None:
+        pending = hand.pending
+        if pending is not None and pending.tile == claim.tile and pending.chowed_by is not None:
+            self._undo_chow(hand, pending)  # 胡 outranks the 吃 shown on it (D3)
         place = hand.where.get(claim.tile)
         if place is not None and place[0] == "river":
             hand.seats[place[1]].river.remove(claim.tile)
@@ -1099,6 +1145,9 @@ class TableMirror:
         hand.where[claim.tile] = ("hand", claim.seat)
 
     def _end_drawn(self) -> None:
+        if self.hand is None or self.hand.phase == "over":
+            return
+        pending = self.hand.pending
         self._finish_hand(
             result="drawn",
             kind=None,
@@ -1110,6 +1159,7 @@ class TableMirror:
             payments=(),
             end="draw",
         )
+        self.hand.pending = pending  # a claim of the last discard is still judged
 
     def _finish_hand(
         self,

@@ -60,6 +60,7 @@ class SeatState:
     declared: str | None = None  # heavenly_ready / earthly_ready
     declaration_void: bool = False  # D7: a passed win voids the declaration's 台
     declared_at: int = -1  # river length when 地聽 was declared
+    declared_key: tuple[int, int] | None = None  # (boot_id, seq) of the ready button
     shown: set[int] = field(default_factory=set)  # 禁制 8: kinds shown by own fault
     round_discards: set[int] = field(default_factory=set)  # kinds discarded since own discard
     last_drawn: int | None = None  # the last tile this seat drew (its self-draw's winning tile)
@@ -142,6 +143,7 @@ class Pending:
     added_kong: bool = False
     next_drew: bool = False  # the next seat has drawn: pongs and kongs are late (D3)
     closed: bool = False  # a 胡 on it is late too (D3)
+    chowed_by: int | None = None  # a 吃 shown, not yet followed by its discard (D3)
 
 
 @dataclass

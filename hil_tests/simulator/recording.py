@@ -1,0 +1,58 @@
+"""A simulated game as the bridge would publish it: events with their keys, and the truth.
+
+No link, no broker: for tests and benchmarks of what sits at the far end (the game
+mirror), which read the same `Event`s the bridge publishes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from firmware_bridge.messages import EVENT_BODY, Event
+from firmware_bridge.protocol.catalogue import Message, plain
+from hil_tests.simulator.hand import HandResult
+from hil_tests.simulator.session import TableSim
+from hil_tests.simulator.violations import Violations
+from table_service.rules import Profile
+
+
+def event_of(message: Message, table: str, boot_id: int, seq: int, ts: float = 0.0) -> Event:
+    """A catalogue message as the bridge publishes it on `…/event`."""
+    body = EVENT_BODY.validate_python({"kind": message.KIND, **plain(message)})
+    return Event(table=table, boot_id=boot_id, seq=seq, ts=ts, body=body)
+
+
+@dataclass
+class RecordedHand:
+    """One hand's events and ground truth; `breaches` as (boot_id, seq, seat, code)."""
+
+    events: list[Event]
+    truth: HandResult
+    breaches: list[tuple[int, int, int, str]] = field(default_factory=list)
+
+
+def record_game(
+    seed: int,
+    hands: int,
+    table: str = "sim",
+    boot_id: int = 1,
+    violations: Violations | None = None,
+    profile: Profile | None = None,
+) -> list[RecordedHand]:
+    """Play `hands` hands of a deterministic game and key every event (seq from 1)."""
+    sent: list[Message] = []
+    game = TableSim(seed, sent.append, profile, violations=violations)
+    recorded: list[RecordedHand] = []
+    seq = 0
+    for _ in range(hands):
+        sent.clear()
+        truth = game.play_hand()
+        events = []
+        seq_of: dict[int, int] = {}
+        for message in sent:
+            seq += 1
+            seq_of[id(message)] = seq
+            events.append(event_of(message, table, boot_id, seq))
+        breaches = [(boot_id, seq_of[id(v.message)], v.seat, v.code) for v in truth.violations]
+        recorded.append(RecordedHand(events, truth, breaches))
+    return recorded
