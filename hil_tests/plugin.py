@@ -31,6 +31,7 @@ from hil_tests.simulator.faults import Faults
 from hil_tests.simulator.hand import HandResult
 from hil_tests.simulator.table import SimulatedTable
 from hil_tests.simulator.transports import PtyTransport
+from hil_tests.simulator.violations import Violations
 from hil_tests.soak import boot_id_for
 from hil_tests.stream import Body, split_hands
 
@@ -136,7 +137,7 @@ class Loop:
 @contextlib.asynccontextmanager
 async def open_loop(
     url: str, workdir: Path, *, port: str | None = None, seed: int = 1,
-    faults: Faults | None = None, name: str = "hil",
+    faults: Faults | None = None, name: str = "hil", violations: Violations | None = None,
 ) -> AsyncIterator[Loop]:  # fmt: skip
     """Start the far end, the table (or take the real port) and a bridge between them."""
     parts = urlsplit(url)
@@ -149,7 +150,7 @@ async def open_loop(
         controller = Controller(
             transport, boot_id=boot_id_for(seed, 0), faults=(faults or Faults()).link, seed=seed
         )
-        sim = SimulatedTable(controller, seed, faults=faults)
+        sim = SimulatedTable(controller, seed, faults=faults, violations=violations)
         await sim.start()
         port = transport.url
     settings = BridgeSettings(

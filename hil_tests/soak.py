@@ -25,8 +25,10 @@ from hil_tests.broker import OwnedBroker
 from hil_tests.recorder import Received, Recorder, compare
 from hil_tests.simulator.controller import Controller
 from hil_tests.simulator.faults import Faults
+from hil_tests.simulator.hand import HandResult
 from hil_tests.simulator.table import SimulatedTable
 from hil_tests.simulator.transports import PtyTransport
+from hil_tests.truth import Breach, FarEnd
 
 DRAIN_TIMEOUT = 120.0
 STAGGER = 0.02  # seconds between tables' first hands
@@ -53,7 +55,7 @@ class SoakConfig:
     seed: int = 1
     mqtt: str | None = None  # an external broker; None starts one
     speed: float = 0.0
-    violations: float = 0.0  # chance per opportunity that a bot breaks a rule on purpose
+    violations: Any = 0.0  # simulator.violations.Violations (a bare rate: every code on)
 
 
 def boot_id_for(seed: int, table: int) -> int:
@@ -79,7 +81,14 @@ async def run_soak(cfg: SoakConfig) -> dict[str, Any]:
     parts = urlsplit(url)
     run_id = uuid.uuid4().hex[:8]  # topics and sessions of this run alone, on any broker
     base = f"soak-{run_id}"
-    recorder = Recorder(parts.hostname or "127.0.0.1", parts.port or 1883, base, f"{base}-far")
+    results: dict[str, list[HandResult]] = {}
+    far = FarEnd(  # the game mirror judges every table's stream as it arrives
+        lambda table, n: results[table][n] if 0 <= n < len(results.get(table, [])) else None
+    )
+    recorder = Recorder(
+        parts.hostname or "127.0.0.1", parts.port or 1883, base, f"{base}-far",
+        on_event=far.apply,
+    )  # fmt: skip
     tasks = [asyncio.create_task(recorder.run())]
     await asyncio.wait_for(recorder.subscribed.wait(), 15)
     tables: list[tuple[str, SimulatedTable, Bridge]] = []
@@ -93,7 +102,10 @@ async def run_soak(cfg: SoakConfig) -> dict[str, Any]:
                 transport, table_id=t + 1, boot_id=boot_id_for(cfg.seed, t),
                 faults=cfg.faults.link, seed=cfg.seed + t,
             )  # fmt: skip
-            table = SimulatedTable(controller, cfg.seed + t, faults=cfg.faults, speed=cfg.speed)
+            table = SimulatedTable(
+                controller, cfg.seed + t, faults=cfg.faults, speed=cfg.speed,
+                violations=cfg.violations,
+            )  # fmt: skip
             await table.start()
             settings = BridgeSettings(
                 port=transport.url, table=name, mqtt=url, outbox=cfg.workdir / f"{name}.db",
@@ -103,6 +115,7 @@ async def run_soak(cfg: SoakConfig) -> dict[str, Any]:
             bridge = Bridge(settings)
             tasks.append(asyncio.create_task(bridge.run()))
             tables.append((name, table, bridge))
+            results[name] = table.results
 
         share = [cfg.hands // cfg.tables + (1 if t < cfg.hands % cfg.tables else 0)
                  for t in range(cfg.tables)]  # fmt: skip
@@ -130,10 +143,12 @@ async def run_soak(cfg: SoakConfig) -> dict[str, Any]:
             notes.append("the far end stopped short of the sent count before the timeout")
         await asyncio.sleep(0.3)  # let late duplicates show themselves
         elapsed = time.monotonic() - started
+        far.finish()
         return _summary(
             cfg,
             tables,
             recorder,
+            far,
             restarts,
             elapsed,
             notes,
@@ -171,10 +186,26 @@ async def _drain(recorder: Recorder, tables: list[tuple[str, SimulatedTable, Bri
     return False
 
 
+def breaches(table: SimulatedTable) -> list[Breach]:
+    """The rule breaches the table's bots committed, keyed by the event they sent for each."""
+    key_of = {
+        id(message): (boot_id, seq)
+        for boot_id, messages in table.sent.by_boot.items()
+        for seq, message in enumerate(messages, 1)
+    }
+    found: list[Breach] = []
+    for result in table.results:
+        for v in result.violations:
+            boot_id, seq = key_of[id(v.message)]
+            found.append((boot_id, seq, v.seat, v.code))
+    return found
+
+
 def _summary(
     cfg: SoakConfig,
     tables: list[tuple[str, SimulatedTable, Bridge]],
     recorder: Recorder,
+    far: FarEnd,
     restarts: int,
     elapsed: float,
     notes: list[str],
@@ -201,6 +232,8 @@ def _summary(
         bridges[name] = bridge.counters.snapshot()
     if restarts:
         faults["broker_restart"] = restarts
+    tally = far.tally({name: (table.results, breaches(table)) for name, table, _ in tables})
+    notes += tally.notes
     return {
         "hands": hands,
         "tables": cfg.tables,
@@ -217,6 +250,7 @@ def _summary(
         "replays_asked": recorder.replays_asked,
         "bridge": bridges,
         "notes": notes,
+        **tally.to_json(),
         "events_lost": lost,
         "duplicates_delivered": duplicates,
         "mismatches": mismatched,

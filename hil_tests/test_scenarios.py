@@ -13,6 +13,7 @@ import pytest
 
 from hil_tests.plugin import Loop, open_loop
 from hil_tests.simulator.faults import Faults, LinkFaults, TableFaults
+from hil_tests.simulator.violations import Violations
 from hil_tests.stream import problems, view
 from table_service.rules.table import RESERVE_TILES, seat_position
 
@@ -122,13 +123,17 @@ async def test_a_whole_jiang_rotates_the_deal_with_streaks(loop: Loop) -> None:
 async def test_faults_lose_nothing_and_table_faults_are_caught(
     hil_broker: str, tmp_path: Path
 ) -> None:
-    """1 % byte corruption, drops, duplicates, unplugs, a reboot and table faults at once."""
+    """1 % byte corruption, drops, duplicates, unplugs, a reboot, misreads and players
+    drawing out of turn, at once."""
     faults = Faults(
-        TableFaults(misread=0.01, out_of_turn=0.01),
+        TableFaults(misread=0.01),
         LinkFaults(corruption=0.01, drop=0.01, duplicate=0.01, unplug_every=2, reboot_every=3),
     )
+    breaches = Violations(0.01, frozenset({"out_of_turn"}))
     with tempfile.TemporaryDirectory() as tmp:
-        async with open_loop(hil_broker, Path(tmp), seed=8, faults=faults, name="hilfaults") as lp:
+        async with open_loop(
+            hil_broker, Path(tmp), seed=8, faults=faults, name="hilfaults", violations=breaches
+        ) as lp:
             for _ in range(4):
                 await lp.play_hand()
             assert lp.exactly_once()
@@ -143,9 +148,9 @@ async def test_faults_lose_nothing_and_table_faults_are_caught(
             out_of_turn = 0
             for hand, result in zip(hands, lp.results, strict=True):
                 kinds = {next(iter(f)) for f in result.injected}
-                if "out_of_turn" in kinds:
+                if result.violations:
                     out_of_turn += 1
-                    assert problems(hand), result.injected
+                    assert problems(hand), result.violations
                 elif not kinds:
                     assert problems(hand) == []
             assert out_of_turn > 0

@@ -8,12 +8,13 @@ the soak run, the HIL suite and the property tests alike.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from firmware_bridge.messages import Event
 from hil_tests.simulator.hand import HandResult
+from hil_tests.simulator.session import hand_end
 from table_service.mirror.mirror import TableMirror
 from table_service.mirror.records import Fault, HandRecord, Record, Violation
 from table_service.mirror.state import HandState
@@ -136,9 +137,16 @@ class Judged:
 
 
 class FarEnd:
-    """The game mirror at the far end of the loop, one per table, keeping what it concluded."""
+    """The game mirror at the far end of the loop, one per table, keeping what it concluded.
 
-    def __init__(self) -> None:
+    `truth(table, n)` (optional) gives the simulator's n-th hand (from 0) once played: after
+    a hand the sensors misread, the far end plays the referee and corrects the next deal,
+    as a club's referee would, so one misread does not mislead every later hand.
+    """
+
+    def __init__(self, truth: Callable[[str, int], HandResult | None] | None = None) -> None:
+        self.truth = truth
+        self.corrected: int = 0
         self.mirrors: dict[str, TableMirror] = {}
         self.judged: dict[str, list[Judged]] = {}
         self._open: dict[str, tuple[list[Violation], list[Fault]]] = {}
@@ -150,7 +158,20 @@ class FarEnd:
         if mirror is None:
             mirror = self.mirrors[event.table] = TableMirror(event.table)
         self._keys.setdefault(event.table, set()).add((event.boot_id, event.seq))
+        if event.body.kind == "shuffle_started":
+            self._referee(mirror)
         return self._keep(mirror, mirror.apply(event))
+
+    def _referee(self, mirror: TableMirror) -> None:
+        """Correct the deal after a hand whose sensors were wrong (a misread)."""
+        done = len(self.judged.get(mirror.table, []))
+        last = self.truth(mirror.table, done - 1) if self.truth and done else None
+        if last is None or not last.injected:
+            return
+        following = last.deal.next(hand_end(last))
+        if following is not None:
+            mirror.correct_deal(following.dealer, following.streak, following.round_wind)
+            self.corrected += 1
 
     def finish(self) -> None:
         for mirror in self.mirrors.values():

@@ -1,11 +1,11 @@
 """Faults a real table has, injected on purpose; each is off by default.
 
 Table faults change what the sensors report, not the game: a misread reports a
-different tile id than the one drawn; an out-of-turn or wrong-end draw is a
-player taking a tile they should not (the referee puts it back, and the right
-draw follows). Link faults (corruption, drops, duplicates, delays, unplugging,
-reboots) act on the bytes and live with the device transport. Faults draw from
-their own random stream, so the same seed plays the same game with or without them.
+different tile id than the one drawn (a player's own breaches, such as a draw out
+of turn, are not faults: see `violations.py`). Link faults (corruption, drops,
+duplicates, delays, unplugging, reboots) act on the bytes and live with the device
+transport. Faults draw from their own random stream, so the same seed plays the same
+game with or without them.
 """
 
 from __future__ import annotations
@@ -17,8 +17,6 @@ from dataclasses import dataclass, field, fields
 @dataclass(frozen=True, slots=True)
 class TableFaults:
     misread: float = 0.0  # chance a drawn tile is reported with a wrong id
-    out_of_turn: float = 0.0  # chance a front draw is first taken by the wrong seat
-    wrong_end: float = 0.0  # chance a front draw is first taken from the 槓尾
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,7 +41,7 @@ class Faults:
     def all(cls) -> Faults:
         """Every fault on at a rate a soak run can carry (`--faults all`)."""
         return cls(
-            TableFaults(misread=0.002, out_of_turn=0.002, wrong_end=0.002),
+            TableFaults(misread=0.002),
             LinkFaults(
                 corruption=0.01, drop=0.01, duplicate=0.01, delay=0.05, burst=0.01,
                 unplug_every=3, unplug_for=0.5, reboot_every=4,

@@ -33,9 +33,12 @@ from firmware_bridge.protocol.catalogue import (
 )
 from hil_tests.simulator.faults import FaultDice, TableFaults
 from hil_tests.simulator.players import MeldRecord, Player
+from hil_tests.simulator.violations import InjectedViolation, Violations
 from hil_tests.simulator.wall import Place, Wall
+from table_service.mirror.records import DEAD_HAND_CODES
 from table_service.rules import HandOutcome, Profile, Stakes, parse_hand, score, settle
 from table_service.rules.settlement import Payment, net
+from table_service.rules.shapes import wait_kinds
 from table_service.rules.table import (
     DEAL_ROUNDS,
     NO_CLAIM_DRAWABLE,
@@ -59,8 +62,19 @@ from table_service.rules.tiles import (
 Emit = Callable[[Message], None]
 
 
+def _near_miss(kind: int, waits: list[int]) -> bool:
+    """A tile one step off a ready hand's waits (not one of them): mistaken for a winner."""
+    if kind >= 27 or kind in waits:
+        return False
+    return any(w // 9 == kind // 9 and abs(w - kind) == 1 for w in waits)
+
+
 class HandOver(Exception):
-    """Raised inside the play loop when the hand ends (a win or 荒局)."""
+    """Raised inside the play loop when the hand ends (a win, a 詐胡 or 荒局)."""
+
+
+class _FlowerThrown(Exception):
+    """A drawn flower was discarded (an injected breach): the turn passes at once."""
 
 
 @dataclass
@@ -70,7 +84,7 @@ class HandResult:
     deal: Deal
     dice: tuple[int, int, int]
     opening_seat: int
-    end: str  # "win" or "draw"
+    end: str  # "win", "draw" or "false_win" (詐胡: `winner` is the offender)
     winner: int | None = None
     payer: int | None = None
     settle_kind: str | None = None
@@ -86,10 +100,20 @@ class HandResult:
     wall_left: list[int] = field(default_factory=list)
     places: dict[int, Place] = field(default_factory=dict)  # where each tile sat in the wall
     injected: list[dict[str, int]] = field(default_factory=list)  # table faults, in order
+    violations: list[InjectedViolation] = field(default_factory=list)  # breaches, in order
+    codes: list[str] = field(default_factory=list)  # a false win's codes (replay-format.md)
 
     @property
     def dealer_won(self) -> bool:
+        """The dealer won (for a false win: the dealer was the offender)."""
         return self.winner == self.deal.dealer
+
+    @property
+    def tai(self) -> int | None:
+        """The hand's 台; a false win's 牌面 (0 for a hand that is not complete)."""
+        if self.score is not None:
+            return int(self.score["tai"])
+        return 0 if self.end == "false_win" else None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -102,9 +126,11 @@ class HandResult:
             "winner": self.winner,
             "payer": self.payer,
             "settle_kind": self.settle_kind,
-            "tai": None if self.score is None else self.score["tai"],
+            "tai": self.tai,
             "net": self.net,
             "events": self.events,
+            "codes": self.codes,
+            "violations": [v.to_json() for v in self.violations],
         }
 
 
@@ -119,11 +145,17 @@ class HandSim:
         profile: Profile | None = None,
         faults: TableFaults | None = None,
         dice: FaultDice | None = None,
+        violations: Violations | None = None,
     ) -> None:
         self.rng = rng
         self.faults = faults or TableFaults()
         self.fault_dice = dice or FaultDice(0)
         self.injected: list[dict[str, int]] = []
+        self.violations = violations or Violations()
+        self.breaches: list[InjectedViolation] = []
+        self.tempted: set[int] = set()  # seats letting wins go to win later under 過水
+        self.throw_back: int | None = None  # a self-drawn winning tile a tempted seat let go
+        self.abstaining: set[int] = set()  # tempted seats that let this discard's win go
         self.deal = deal
         self._emit = emit
         self.profile = profile or Profile()
@@ -143,9 +175,22 @@ class HandSim:
         self.events += 1
         self._emit(message)
 
-    def _draw(self, player: Player, end: End) -> int:
+    def _dare(self, code: str) -> bool:
+        """Whether a bot breaks rule `code` at this opportunity. The fault dice decide, and
+        only for a code that is on, so the game's own stream is never touched."""
+        return self.violations.on(code) and self.fault_dice.roll(self.violations.chance(code), code)
+
+    def _breach(self, code: str, player: Player, message: Message) -> None:
+        """Emit the message that is the breach and record it; a 相公 code kills the hand."""
+        self.emit(message)
+        self.breaches.append(InjectedViolation(code, player.seat, message))
+        if code in DEAD_HAND_CODES:
+            player.dead = True
+
+    def _draw(self, player: Player, end: End, turn: bool = False) -> int:
         tile = self.wall.draw_front() if end == End.FRONT else self.wall.draw_back()
-        self._inject_wrong_draw(player, tile, end)
+        if turn:
+            self._wrong_draw(player, tile)
         reported = tile
         if self.fault_dice.roll(self.faults.misread, "misread"):
             reported = (tile + 1 + self.fault_dice.rng.randrange(143)) % 144
@@ -154,17 +199,14 @@ class HandSim:
         self.emit(TilesLeft(self.wall.tiles_left))
         return tile
 
-    def _inject_wrong_draw(self, player: Player, tile: int, end: End) -> None:
-        """A player takes the tile out of turn or from the 槓尾; the referee puts it back."""
-        if end != End.FRONT:
-            return
-        if self.fault_dice.roll(self.faults.out_of_turn, "out_of_turn"):
+    def _wrong_draw(self, player: Player, tile: int) -> None:
+        """A turn's tile taken by another seat, or by this one from the 槓尾 (reported as
+        the same id); the referee puts it back and the right draw follows."""
+        if self._dare("out_of_turn"):
             wrong = (player.seat + 1 + self.fault_dice.rng.randrange(3)) % SEATS
-            self.emit(TileDrawn(wrong, tile, End.FRONT))
-            self.injected.append({"out_of_turn": wrong, "tile": tile})
-        elif self.fault_dice.roll(self.faults.wrong_end, "wrong_end"):
-            self.emit(TileDrawn(player.seat, tile, End.BACK))
-            self.injected.append({"wrong_end": player.seat, "tile": tile})
+            self._breach("out_of_turn", self.players[wrong], TileDrawn(wrong, tile, End.FRONT))
+        elif self._dare("wrong_end"):
+            self._breach("wrong_end", player, TileDrawn(player.seat, tile, End.BACK))
 
     # --- the hand ------------------------------------------------------------------
 
@@ -220,9 +262,14 @@ class HandSim:
     def _declare_heavenly_ready(self) -> None:
         for seat in range(SEATS):
             player = self.players[seat]
-            if seat != self.deal.dealer and player.waits():
+            if seat == self.deal.dealer:
+                continue
+            if player.waits():
                 player.declared = "heavenly_ready"
                 self.emit(SeatButton(seat, Button.READY))
+            elif self._dare("void_declaration"):  # D7: void, the bot plays on undeclared
+                player.void_declared = True
+                self._breach("void_declaration", player, SeatButton(seat, Button.READY))
 
     def _play_turns(self) -> None:
         """Turn after turn. `mode` says how a turn begins: the dealer's first turn has no
@@ -237,8 +284,13 @@ class HandSim:
         while True:
             player = self.players[turn]
             if mode == "draw":
-                drawn, replaced = self._draw_for_turn(player, End.FRONT)
+                try:
+                    drawn, replaced = self._draw_for_turn(player, End.FRONT)
+                except _FlowerThrown:
+                    turn = (turn + 1) % SEATS
+                    continue
                 self._offer_self_draw(player, drawn, replaced)
+                self._false_self_draw(player, drawn)
                 drawn = self._kongs(player, drawn)
             elif mode == "first":
                 drawn = self._kongs(player, drawn)
@@ -259,24 +311,31 @@ class HandSim:
         holds seven and another holds the eighth. Each is declared once the replacement
         is drawn (D8).
         """
+        turn = end == End.FRONT  # a turn's own draw; replacements come from the back
         if self.wall.drawable == 0:
+            if turn and self._dare("reserve_draw"):
+                self._reserve_draw(player)
             self._draw_game()
-        tile = self._draw(player, end)
+        tile = self._draw(player, end, turn)
         replaced = end == End.BACK
+        if turn and is_flower_tile(tile) and self._dare("flower_discarded"):
+            self._throw_flower(player, tile)
         while is_flower_tile(tile):
             self._reveal_flower(player, tile)
             robber = next(
-                (p for p in self.players if p is not player and len(p.flowers) == 7), None
-            )
+                (p for p in self.players
+                 if p is not player and len(p.flowers) == 7 and not p.dead),
+                None,
+            )  # fmt: skip
             if robber is not None:
                 robber.flowers.append(player.flowers.pop())
                 self._flower_win(robber, "seven_rob_one", payer=player.seat, robbed=None)
-            if len(player.flowers) == 8:
+            if len(player.flowers) == 8 and not player.dead:
                 self._flower_win(player, "eight_immortals", payer=None, robbed=None)
             holder = next(
                 (p for p in self.players if p is not player and len(p.flowers) == 1), None
             )
-            if len(player.flowers) == 7 and holder is not None:
+            if len(player.flowers) == 7 and holder is not None and not player.dead:
                 robbed = holder.flowers.pop()
                 player.flowers.append(robbed)
                 self._flower_win(player, "seven_rob_one", payer=holder.seat, robbed=robbed)
@@ -287,14 +346,33 @@ class HandSim:
         player.hand.append(tile)
         return tile, replaced
 
+    def _reserve_draw(self, player: Player) -> None:
+        """Breach: after the last drawable tile, the seat whose turn it is takes a reserve
+        tile anyway (the hand is still 荒局; the tile stays in that hand)."""
+        tile = self.wall.draw_front()
+        player.hand.append(tile)
+        self._breach("reserve_draw", player, TileDrawn(player.seat, tile, End.FRONT))
+        self.emit(TilesLeft(self.wall.tiles_left))
+
+    def _throw_flower(self, player: Player, flower: int) -> None:
+        """Breach: a flower drawn in play is discarded, not revealed nor replaced (相公).
+        Nobody may claim it; the turn passes to the 下家."""
+        self._breach("flower_discarded", player, TileDiscarded(player.seat, flower))
+        self._discarded(player, flower)
+        raise _FlowerThrown
+
     def _offer_self_draw(
         self, player: Player, drawn: int, replaced: bool, barred: bool = False
     ) -> None:
         """Win on one's own draw when the hand is complete and no rule bars it."""
-        if not player.is_complete():
+        if player.dead or not player.is_complete():
             return
         if barred or player.passed_win:
             self._pass_win(player)
+            return
+        if self._tempted(player):
+            self._pass_win(player)  # let it go (legal); throwing it back keeps 過水 (D1)
+            self.throw_back = drawn
             return
         timing = None
         if player.declared == "heavenly_ready" and not self.first_discard_done[player.seat]:
@@ -312,12 +390,25 @@ class HandSim:
     def _within_declaration_round(self, player: Player) -> bool:
         return not player.declaration_void and len(player.discards) == player.declared_at + 1
 
+    def _false_self_draw(self, player: Player, drawn: int) -> None:
+        """Breach: a ready seat draws a tile one step off its waits and presses 胡 (詐胡)."""
+        if not self.violations.on("false_win") or not self._may_false_win(player):
+            return
+        if player.is_complete():
+            return
+        kind = tile_kind(drawn)
+        counts, held = player.counts(), player.held()
+        counts[kind] -= 1
+        held[kind] -= 1
+        if _near_miss(kind, wait_kinds(counts, held)) and self._dare("false_win"):
+            self._false_win(player)
+
     # --- kongs -------------------------------------------------------------------------
 
     def _kongs(self, player: Player, drawn: int | None) -> int | None:
         """暗槓 and 加槓 while the bot wants them and a replacement exists (D4)."""
-        if player.declared:
-            return drawn  # a declared hand is kept as it is
+        if player.declared or player.dead:
+            return drawn  # a declared hand is kept as it is; a 相公 only draws and discards
         while self.wall.drawable > 0:
             kind = player.concealed_kong_kind()
             if kind is not None:
@@ -337,7 +428,7 @@ class HandSim:
                 break
             meld = next(
                 m for m in player.melds
-                if m.kind == MeldKind.PUNG and tile_kind(m.tiles[0]) == tile_kind(tile)
+                if m.kind == MeldKind.PONG and tile_kind(m.tiles[0]) == tile_kind(tile)
             )  # fmt: skip
             player.hand.remove(tile)
             meld.kind = MeldKind.KONG_ADDED
@@ -355,13 +446,13 @@ class HandSim:
         """搶槓: the first seat after the adder that wins on the added tile takes it."""
         for seat in claim_order(adder.seat):
             other = self.players[seat]
-            if not other.can_win_with(tile_kind(tile)):
+            if other.dead or not other.can_win_with(tile_kind(tile)):
                 continue
             if other.passed_win:
                 self._pass_win(other)
                 continue
             meld.tiles.remove(tile)
-            meld.kind = MeldKind.PUNG
+            meld.kind = MeldKind.PONG
             other.hand.append(tile)
             self._win(other, tile_kind(tile), "robbing_kong", payer=adder.seat)
 
@@ -369,37 +460,55 @@ class HandSim:
 
     def _discard(self, player: Player, drawn: int | None) -> int:
         tile = player.choose_discard(drawn)
+        if self.throw_back is not None and self.throw_back in player.hand:
+            tile = self.throw_back
+        self.throw_back = None
+        code = None
+        banned = [t for t in player.hand if tile_kind(t) in player.no_discard]
+        if banned and not player.dead and self._dare("restriction_6"):
+            tile, code = banned[-1], "restriction_6"  # the claimed tile, its 絡, the pong's kind
         player.hand.remove(tile)
         waits = player.waits()
         first = not self.first_discard_done[player.seat]
-        if first and not player.declared and waits and not player.exposed:
+        may_declare = first and not player.declared and not player.dead
+        may_declare = may_declare and not player.void_declared and not player.exposed
+        if may_declare and waits:
             player.declared = "earthly_ready"  # 地聽: ready with the first discard
             player.declared_at = len(player.discards)
             self.emit(SeatButton(player.seat, Button.READY))
-        self.emit(TileDiscarded(player.seat, tile))
+        elif may_declare and self._dare("void_declaration"):  # D7: void, plays on undeclared
+            player.void_declared = True
+            self._breach("void_declaration", player, SeatButton(player.seat, Button.READY))
+        message = TileDiscarded(player.seat, tile)
+        if code is None:
+            self.emit(message)
+        else:
+            self._breach(code, player, message)
+        self._discarded(player, tile)
+        return tile
+
+    def _discarded(self, player: Player, tile: int) -> None:
+        """A discard ends the seat's go-round: 禁制 6, 過碰 and (D1) 過水 are reset."""
         player.discards.append(tile)
         player.no_discard = frozenset()
         player.last_discard_kind = tile_kind(tile)
         player.passed_pongs.clear()
-        if player.passed_win and tile_kind(tile) not in waits:
+        if player.passed_win and tile_kind(tile) not in player.waits():
             player.passed_win = False  # D1
         self.first_discard_done[player.seat] = True
         self.round_discards[player.seat] = []
         for other in range(SEATS):
             if other != player.seat:
                 self.round_discards[other].append(tile_kind(tile))
-        return tile
 
     def _claims(self, discarder: Player, tile: int) -> tuple[int, str]:
         """Resolve claims on a discard (胡 over 碰/槓 over 吃): (next seat, how its turn begins)."""
         kind = tile_kind(tile)
         first_discard = len(discarder.discards) == 1
+        self.abstaining.clear()
         for seat in claim_order(discarder.seat):
             player = self.players[seat]
-            if not player.can_win_with(kind):
-                continue
-            if player.passed_win:
-                self._pass_win(player)
+            if player.dead or not player.can_win_with(kind):
                 continue
             timing = None
             if player.declared == "earthly_ready":
@@ -409,42 +518,179 @@ class HandSim:
                 and first_discard and not self.claims_made
             ):  # fmt: skip
                 timing = "earthly_win"
+            if player.passed_win:
+                if self._dare_passed_win(player):
+                    self._passed_win(player, discarder, tile, timing)
+                self._pass_win(player)
+                continue
+            if self._tempted(player):
+                self._pass_win(player)  # let it go (legal), to win on a later discard
+                self.abstaining.add(seat)  # and claim nothing of it: 過水 beyond doubt
+                continue
             discarder.discards.pop()
             player.hand.append(tile)
             self._win(player, kind, "discard", payer=discarder.seat, timing=timing)
+        self._false_discard_win(discarder, tile)
         next_seat = (discarder.seat + 1) % SEATS
         if self.wall.drawable <= NO_CLAIM_DRAWABLE:
-            return next_seat, "draw"  # 禁制 7
+            return self._late_claim(discarder, tile) or (next_seat, "draw")  # 禁制 7
         for seat in claim_order(discarder.seat):
             player = self.players[seat]
-            if self.wall.drawable > 0 and player.wants_kong_from_discard(kind):
+            takes = seat not in self.abstaining
+            if takes and self.wall.drawable > 0 and player.wants_kong_from_discard(kind):
                 self._expose(player, discarder, tile, MeldKind.KONG_EXPOSED, player.take(kind, 3))
                 return seat, "claimed_kong"
-            if player.wants_pong(kind):
-                self._expose(player, discarder, tile, MeldKind.PUNG, player.take(kind, 2))
-                player.no_discard = frozenset({kind})  # 禁制 6
+            if takes and player.wants_pong(kind):
+                self._pong(player, discarder, tile)
                 return seat, "claimed"
             if player.counts()[kind] >= 2:
+                code = self._pong_breach(player, kind) if takes else None
+                if code is not None:
+                    self._pong(player, discarder, tile, code)
+                    return seat, "claimed"
                 player.passed_pongs.add(kind)  # D2 過碰
         lower = self.players[next_seat]
-        low = lower.chow_choice(kind)
+        low = None if next_seat in self.abstaining else lower.chow_choice(kind)
         if low is not None:
-            own = [lower.take(k)[0] for k in (low, low + 1, low + 2) if k != kind]
-            self._expose(lower, discarder, tile, MeldKind.CHOW, own)
-            lower.no_discard = forbidden_after_chow(kind, low)  # 禁制 6
+            self._chow(lower, discarder, tile, low)
             return next_seat, "claimed"
-        return next_seat, "draw"
+        return self._wrong_chow(discarder, tile) or (next_seat, "draw")
+
+    def _pong(self, player: Player, discarder: Player, tile: int, code: str | None = None) -> None:
+        kind = tile_kind(tile)
+        self._expose(player, discarder, tile, MeldKind.PONG, player.take(kind, 2), code)
+        player.no_discard = frozenset({kind})  # 禁制 6
+
+    def _chow(
+        self, player: Player, discarder: Player, tile: int, low: int, code: str | None = None
+    ) -> None:
+        kind = tile_kind(tile)
+        own = [player.take(k)[0] for k in (low, low + 1, low + 2) if k != kind]
+        self._expose(player, discarder, tile, MeldKind.CHOW, own, code)
+        player.no_discard = forbidden_after_chow(kind, low)  # 禁制 6
 
     def _expose(
-        self, player: Player, discarder: Player, tile: int, kind: MeldKind, own: list[int]
+        self,
+        player: Player,
+        discarder: Player,
+        tile: int,
+        kind: MeldKind,
+        own: list[int],
+        code: str | None = None,
     ) -> None:
+        """A claim shown: the button, then the meld; `code` names the breach it is, if any."""
         self.claims_made = True
         discarder.discards.pop()
-        button = {MeldKind.CHOW: Button.CHOW, MeldKind.PUNG: Button.PUNG}.get(kind, Button.KONG)
+        button = {MeldKind.CHOW: Button.CHOW, MeldKind.PONG: Button.PONG}.get(kind, Button.KONG)
         self.emit(SeatButton(player.seat, button))
         tiles = sorted([*own, tile])
         player.melds.append(MeldRecord(kind, tiles, discarder.seat))
-        self.emit(MeldExposed(player.seat, kind, discarder.seat, tuple(tiles)))
+        meld = MeldExposed(player.seat, kind, discarder.seat, tuple(tiles))
+        if code is None:
+            self.emit(meld)
+        else:
+            self._breach(code, player, meld)
+
+    # --- injected breaches on a discard ------------------------------------------------
+
+    def _tempted(self, player: Player) -> bool:
+        """A seat set on a `passed_win` breach lets every win go (legal) until it holds 過水
+        when a winning discard comes; so set at the code's chance, on a win it could take."""
+        if not self.violations.on("passed_win"):
+            return False
+        if player.seat not in self.tempted:
+            if self.fault_dice.rng.random() >= self.violations.chance("passed_win"):
+                return False
+            self.tempted.add(player.seat)
+        return True
+
+    def _dare_passed_win(self, player: Player) -> bool:
+        """A tempted seat takes its first win under 過水; another seat at the code's chance."""
+        chance = 1.0 if player.seat in self.tempted else self.violations.chance("passed_win")
+        return self.violations.on("passed_win") and self.fault_dice.roll(chance, "passed_win")
+
+    def _false_discard_win(self, discarder: Player, tile: int) -> None:
+        """Breach: a ready seat presses 胡 on a discard one step off its waits (詐胡)."""
+        if not self.violations.on("false_win"):
+            return
+        kind = tile_kind(tile)
+        for seat in claim_order(discarder.seat):
+            player = self.players[seat]
+            if not self._may_false_win(player):
+                continue
+            if _near_miss(kind, player.waits()) and self._dare("false_win"):
+                self._false_win(player, discarder, tile)
+
+    @staticmethod
+    def _may_false_win(player: Player) -> bool:
+        """A 詐胡 breaking nothing but completeness: not by a 相公, nor under 過水."""
+        return not player.dead and not player.passed_win
+
+    def _may_claim(self, player: Player, kind: int) -> bool:
+        """No other rule broken by claiming this discard: not declared, no earlier copy in
+        the seat's go-round (so no 過碰 however read), a legal discard left afterwards."""
+        return (
+            not player.declared
+            and player.seat not in self.abstaining
+            and self.round_discards[player.seat].count(kind) == 1
+            and len(player.hand) > player.counts()[kind]
+        )
+
+    def _pong_breach(self, player: Player, kind: int) -> str | None:
+        """Which breach, if any, a seat holding a pair commits by ponging this discard."""
+        if player.declared:
+            return None
+        if player.dead:
+            code = "dead_hand_claim" if self._may_claim(player, kind) else None
+        elif kind in player.passed_pongs and len(player.hand) > player.counts()[kind]:
+            code = "passed_pong"
+        else:
+            code = None
+        return code if code is not None and self._dare(code) else None
+
+    def _late_claim(self, discarder: Player, tile: int) -> tuple[int, str] | None:
+        """Breach of 禁制 7: a pong, or the 下家's chow, with three drawable tiles or fewer."""
+        if not self.violations.on("restriction_7"):
+            return None
+        kind = tile_kind(tile)
+        for seat in claim_order(discarder.seat):
+            player = self.players[seat]
+            pair = player.counts()[kind] >= 2 and not player.dead
+            if pair and self._may_claim(player, kind) and self._dare("restriction_7"):
+                self._pong(player, discarder, tile, "restriction_7")
+                return seat, "claimed"
+        lower = self.players[(discarder.seat + 1) % SEATS]
+        shy = lower.dead or lower.declared or lower.seat in self.abstaining
+        low = None if shy else lower.best_chow(kind)
+        ok = low is not None and self._chow_leaves_discard(lower, kind, low)
+        if ok and low is not None and self._dare("restriction_7"):
+            self._chow(lower, discarder, tile, low, "restriction_7")
+            return lower.seat, "claimed"
+        return None
+
+    def _wrong_chow(self, discarder: Player, tile: int) -> tuple[int, str] | None:
+        """Breach: a seat that is not the discarder's 下家 chows the discard it wants (相公)."""
+        if not self.violations.on("chow_not_from_left"):
+            return None
+        kind = tile_kind(tile)
+        for seat in claim_order(discarder.seat)[1:]:
+            player = self.players[seat]
+            low = None if seat in self.abstaining else player.chow_choice(kind)
+            ok = low is not None and self._chow_leaves_discard(player, kind, low)
+            if ok and low is not None and self._dare("chow_not_from_left"):
+                self._chow(player, discarder, tile, low, "chow_not_from_left")
+                return seat, "claimed"
+        return None
+
+    @staticmethod
+    def _chow_leaves_discard(player: Player, kind: int, low: int) -> bool:
+        """Whether a tile outside 禁制 6 is left to discard after this chow."""
+        counts = player.counts()
+        for k in (low, low + 1, low + 2):
+            if k != kind:
+                counts[k] -= 1
+        forbidden = forbidden_after_chow(kind, low)
+        return any(n and k not in forbidden for k, n in enumerate(counts))
 
     # --- the end -------------------------------------------------------------------
 
@@ -472,6 +718,64 @@ class HandSim:
             "last_tile": win == "self_draw" and self.wall.drawable == 0,
         }
 
+    def _win_declaration(
+        self, player: Player, winning_kind: int, win: str, replacement: bool, timing: str | None
+    ) -> dict[str, Any]:
+        declaration = self._declaration(player, winning_kind, win)
+        declaration["replacement"] = replacement
+        declaration["timing"] = timing
+        if player.declared and not player.declaration_void:
+            declaration["declared"] = player.declared
+        elif timing in ("human_win", "earthly_win") and declaration["win"] == "self_draw":
+            declaration["timing"] = None  # its declaration did not stand (D7)
+        return declaration
+
+    def _false_win(
+        self, player: Player, discarder: Player | None = None, tile: int | None = None
+    ) -> None:
+        """Breach: 胡 pressed with a hand that is not complete. 詐胡 on 牌面 0; the hand ends."""
+        if discarder is not None and tile is not None:
+            discarder.discards.pop()
+            player.hand.append(tile)
+        self._breach("false_win", player, SeatButton(player.seat, Button.WIN))
+        self.emit(HandRevealed(player.seat, tuple(player.hand)))
+        self._settle_false_win(player, 0, ["false_win"])
+
+    def _passed_win(self, player: Player, discarder: Player, tile: int, timing: str | None) -> None:
+        """Breach: a win on a discard while 過水 holds (D1). 詐胡 on the 牌面 it would score."""
+        discarder.discards.pop()
+        player.hand.append(tile)
+        declaration = self._win_declaration(player, tile_kind(tile), "discard", False, timing)
+        self._breach("passed_win", player, SeatButton(player.seat, Button.WIN))
+        self.emit(HandRevealed(player.seat, tuple(player.hand)))
+        result = score(parse_hand(declaration), self.profile)
+        assert result.valid, (declaration, result.reason)
+        self._settle_false_win(player, result.tai, ["passed_win"], declaration, result.to_json())
+
+    def _settle_false_win(
+        self,
+        player: Player,
+        tai: int,
+        codes: list[str],
+        declaration: dict[str, Any] | None = None,
+        scored: dict[str, Any] | None = None,
+    ) -> None:
+        """詐胡 (§3): the offender pays each other seat 底 + 牌面, dealer 台 with the dealer."""
+        outcome = HandOutcome(
+            kind="false_win",
+            winner=player.seat,
+            tai=tai,
+            dealer=self.deal.dealer,
+            streak=self.deal.streak,
+            stakes=Stakes(self.profile.base, self.profile.per_tai),
+        )
+        payments = settle(outcome)
+        self.result = HandResult(
+            self.deal, self.dice, self.opening_seat, "false_win", player.seat, None, "false_win",
+            declaration, scored, payments, net(payments), codes=codes,
+        )  # fmt: skip
+        raise HandOver
+
     def _win(
         self,
         player: Player,
@@ -481,13 +785,7 @@ class HandSim:
         replacement: bool = False,
         timing: str | None = None,
     ) -> None:
-        declaration = self._declaration(player, winning_kind, win)
-        declaration["replacement"] = replacement
-        declaration["timing"] = timing
-        if player.declared and not player.declaration_void:
-            declaration["declared"] = player.declared
-        elif timing in ("human_win", "earthly_win") and declaration["win"] == "self_draw":
-            declaration["timing"] = None  # its declaration did not stand (D7)
+        declaration = self._win_declaration(player, winning_kind, win, replacement, timing)
         self.emit(SeatButton(player.seat, Button.WIN))
         self.emit(HandRevealed(player.seat, tuple(player.hand)))
         result = score(parse_hand(declaration), self.profile)
@@ -555,3 +853,4 @@ class HandSim:
         result.wall_left = self.wall.remaining()
         result.places = self.wall.places
         result.injected = list(self.injected)
+        result.violations = list(self.breaches)

@@ -11,7 +11,7 @@ from table_service.rules.tiles import N_KINDS, kind_code, tile_flower, tile_kind
 
 MELD_CODES = {
     MeldKind.CHOW: "chi",
-    MeldKind.PUNG: "pong",
+    MeldKind.PONG: "pong",
     MeldKind.KONG_EXPOSED: "kong",
     MeldKind.KONG_ADDED: "kong",
     MeldKind.KONG_CONCEALED: "kong",
@@ -50,6 +50,8 @@ class Player:
     passed_pongs: set[int] = field(default_factory=set)  # 過碰 (D2), this go-round
     no_discard: frozenset[int] = frozenset()  # 禁制 6 after a chow or pong
     last_discard_kind: int = -1
+    dead: bool = False  # 相公: may only draw and discard, never claim, win or declare
+    void_declared: bool = False  # a void 天聽/地聽 was pressed (injected once per hand)
 
     @property
     def sets_needed(self) -> int:
@@ -117,7 +119,7 @@ class Player:
 
     def wants_pong(self, kind: int) -> bool:
         counts = self.counts()
-        if counts[kind] < 2 or self.declared or kind in self.passed_pongs:
+        if counts[kind] < 2 or self.declared or self.dead or kind in self.passed_pongs:
             return False
         now = shanten(counts, self.sets_needed)
         counts[kind] -= 2
@@ -126,7 +128,7 @@ class Player:
 
     def wants_kong_from_discard(self, kind: int) -> bool:
         counts = self.counts()
-        if counts[kind] < 3 or self.declared:
+        if counts[kind] < 3 or self.declared or self.dead:
             return False
         now = shanten(counts, self.sets_needed)
         counts[kind] -= 3
@@ -134,26 +136,41 @@ class Player:
 
     def chow_choice(self, kind: int) -> int | None:
         """The lowest kind of the best chow of `kind`, if chowing helps."""
-        if kind >= 27 or self.declared:
+        if self.declared or self.dead:
             return None
+        now = shanten(self.counts(), self.sets_needed)
+        return self.best_chow(kind, better_than=now)
+
+    def chow_options(self, kind: int) -> list[int]:
+        """The lowest kinds of the sequences `kind` makes with two hand tiles (禁制 6 kept:
+        not the tile this seat just discarded, nor its 絡)."""
+        if kind >= 27:
+            return []
         last = self.last_discard_kind
-        if last >= 0 and last // 9 == kind // 9 and abs(kind - last) in (0, 3):
-            return None  # 禁制 6: not the tile just discarded, nor its 絡
+        if 0 <= last < 27 and last // 9 == kind // 9 and abs(kind - last) in (0, 3):
+            return []
         counts = self.counts()
-        now = shanten(counts, self.sets_needed)
-        best: tuple[int, int] | None = None
+        options = []
         for low in (kind - 2, kind - 1, kind):
-            if low < 0 or low // 9 != kind // 9 or (low + 2) // 9 != kind // 9 or low % 9 > 6:
+            if low < 0 or low // 9 != kind // 9 or low % 9 > 6:
                 continue
+            if all(counts[k] for k in (low, low + 1, low + 2) if k != kind):
+                options.append(low)
+        return options
+
+    def best_chow(self, kind: int, better_than: int = 99) -> int | None:
+        """Of `chow_options`, the one leaving the hand closest to ready (first of equals),
+        if it leaves the shanten below `better_than`; the default takes any."""
+        best: tuple[int, int] | None = None
+        counts = self.counts()
+        for low in self.chow_options(kind):
             others = [k for k in (low, low + 1, low + 2) if k != kind]
-            if not all(counts[k] for k in others):
-                continue
             for k in others:
                 counts[k] -= 1
             after = self.shanten_after_best_discard(self.sets_needed - 1, counts)
             for k in others:
                 counts[k] += 1
-            if after < now and (best is None or after < best[0]):
+            if after < better_than and (best is None or after < best[0]):
                 best = (after, low)
         return None if best is None else best[1]
 
@@ -172,7 +189,7 @@ class Player:
 
     def added_kong_tile(self) -> int | None:
         """A hand tile that completes one of this seat's exposed pongs."""
-        pongs = {tile_kind(m.tiles[0]) for m in self.melds if m.kind == MeldKind.PUNG}
+        pongs = {tile_kind(m.tiles[0]) for m in self.melds if m.kind == MeldKind.PONG}
         return next((t for t in self.hand if tile_kind(t) in pongs), None)
 
     def flower_numbers(self) -> list[int]:

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from firmware_bridge.messages import EVENT_BODY, Event
 from firmware_bridge.protocol.catalogue import Message, plain
+from hil_tests.simulator.faults import TableFaults
 from hil_tests.simulator.hand import HandResult
 from hil_tests.simulator.session import TableSim
 from hil_tests.simulator.violations import Violations
@@ -38,10 +39,11 @@ def record_game(
     boot_id: int = 1,
     violations: Violations | None = None,
     profile: Profile | None = None,
+    faults: TableFaults | None = None,
 ) -> list[RecordedHand]:
     """Play `hands` hands of a deterministic game and key every event (seq from 1)."""
     sent: list[Message] = []
-    game = TableSim(seed, sent.append, profile, violations=violations)
+    game = TableSim(seed, sent.append, profile, faults, violations)
     recorded: list[RecordedHand] = []
     seq = 0
     for _ in range(hands):

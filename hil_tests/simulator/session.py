@@ -9,13 +9,17 @@ from dataclasses import dataclass, field
 from firmware_bridge.protocol.catalogue import DiceRoll, DiceRolled
 from hil_tests.simulator.faults import FaultDice, TableFaults
 from hil_tests.simulator.hand import Emit, HandResult, HandSim
+from hil_tests.simulator.violations import Violations
 from table_service.rules import Profile
 from table_service.rules.table import SEATS, Deal, HandEnd, counted_seat
 
 
 def hand_end(result: HandResult) -> HandEnd:
+    """How the hand ended, for the next deal (§2 連莊; a 詐胡 by the dealer passes it)."""
     if result.end == "draw":
         return "draw"
+    if result.end == "false_win":
+        return "dealer_false_win" if result.dealer_won else "other_false_win"
     return "dealer_win" if result.dealer_won else "other_win"
 
 
@@ -38,11 +42,13 @@ class TableSim:
         emit: Emit,
         profile: Profile | None = None,
         faults: TableFaults | None = None,
+        violations: Violations | None = None,
     ) -> None:
         self.rng = random.Random(seed)
         self.emit = emit
         self.profile = profile or Profile()
         self.faults = faults or TableFaults()
+        self.violations = violations or Violations()
         self.fault_dice = FaultDice(seed)
         self.jiangs: list[Jiang] = []
         self._deal: Deal | None = None
@@ -70,7 +76,10 @@ class TableSim:
         if self._deal is None:
             self._deal = self._start_jiang()
         jiang = self.jiangs[-1]
-        sim = HandSim(self.rng, self._deal, self.emit, self.profile, self.faults, self.fault_dice)
+        sim = HandSim(
+            self.rng, self._deal, self.emit, self.profile, self.faults, self.fault_dice,
+            self.violations,
+        )  # fmt: skip
         result = sim.play()
         jiang.hands.append(result)
         for seat, amount in enumerate(result.net):

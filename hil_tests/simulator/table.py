@@ -17,6 +17,7 @@ from hil_tests.simulator.controller import Controller
 from hil_tests.simulator.faults import Faults
 from hil_tests.simulator.hand import HandResult
 from hil_tests.simulator.session import TableSim
+from hil_tests.simulator.violations import Violations
 from table_service.rules import Profile
 
 # Seconds a real table takes per event (speed 1.0); `speed` divides them, 0 means no waiting.
@@ -52,12 +53,19 @@ class SimulatedTable:
         faults: Faults | None = None,
         speed: float = 0.0,
         profile: Profile | None = None,
+        violations: Violations | float | None = None,
     ) -> None:
+        """`violations`: the rule breaches the bots commit (a bare rate turns every code on)."""
         self.controller = controller
         self.faults = faults or Faults()
         self.speed = speed
+        if not isinstance(violations, Violations):
+            violations = Violations(float(violations or 0.0))
+        self.violations = violations
         self._pending: list[Message] = []
-        self.game = TableSim(seed, self._pending.append, profile, self.faults.table)
+        self.game = TableSim(
+            seed, self._pending.append, profile, self.faults.table, self.violations
+        )
         self.sent = Sent()
         self.results: list[HandResult] = []
         self._next_boot = max(controller.boots) + 1

@@ -19,10 +19,14 @@ from hil_tests.simulator.controller import Controller
 from hil_tests.simulator.faults import Faults
 from hil_tests.simulator.table import SimulatedTable
 from hil_tests.simulator.transports import PtyTransport, TcpTransport, Transport
+from hil_tests.simulator.violations import SUPPORTED, Violations
 from hil_tests.soak import SoakConfig, boot_id_for, run_soak
 from mjtable.commands.score import add_profile_option, load_profile
 
-VERDICT_KEYS = ("events_lost", "duplicates_delivered", "mismatches")
+VERDICT_KEYS = (
+    "events_lost", "duplicates_delivered", "mismatches",
+    "mirror_mismatches", "violations_missed", "violations_false",
+)  # fmt: skip
 DEFAULT_PTY = "mjtable-sim.tty"
 
 
@@ -35,7 +39,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             "first) or TCP ports (--tcp; the bridge then uses socket://HOST:PORT), one JSON "
             "line of ground truth per hand. soak: --hands hands through simulator → pty → "
             "bridge → MQTT → far end; the last line is a JSON summary and the exit status is "
-            "1 unless events_lost, duplicates_delivered and mismatches are all 0."
+            "1 unless events_lost, duplicates_delivered, mismatches, and the game mirror's "
+            "mirror_mismatches, violations_missed and violations_false are all 0."
         ),
     )
     p.add_argument("mode", nargs="?", choices=("run", "soak"), default="run")
@@ -52,7 +57,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--seed", type=int, default=1, help="same seed, same game (default 1)")
     p.add_argument("--faults", default="none",
                    help="none, all, or a comma list: corruption, drop, duplicate, burst, unplug, "
-                   "reboot, broker_restart, misread, out_of_turn, wrong_end")  # fmt: skip
+                   "reboot, broker_restart, misread")  # fmt: skip
+    p.add_argument("--violations", type=float, default=0.0, metavar="RATE",
+                   help="chance per opportunity that a player breaks a rule on purpose, "
+                   "recorded in the ground truth (default 0; rare breaches are tried "
+                   "more often)")  # fmt: skip
+    p.add_argument("--violation-codes", default="all", metavar="CODES",
+                   help="all (default), or a comma list of: " + ", ".join(SUPPORTED))  # fmt: skip
     p.add_argument("--mqtt", metavar="URL", help="soak: an external broker (default: start one)")
     p.add_argument("--workdir", type=Path, help="soak: keep ptys, outboxes, broker files here")
     add_profile_option(p)
@@ -62,6 +73,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     try:
         faults = Faults.parse(args.faults)
+        violations = Violations.parse(args.violations, args.violation_codes)
     except ValueError as exc:
         print(str(exc), file=sys.stderr)
         return 2
@@ -70,19 +82,19 @@ def run(args: argparse.Namespace) -> int:
         return 2
     try:
         if args.mode == "soak":
-            return asyncio.run(_soak(args, faults))
-        return asyncio.run(_run(args, faults))
+            return asyncio.run(_soak(args, faults, violations))
+        return asyncio.run(_run(args, faults, violations))
     except KeyboardInterrupt:
         return 130
 
 
-async def _soak(args: argparse.Namespace, faults: Faults) -> int:
+async def _soak(args: argparse.Namespace, faults: Faults, violations: Violations) -> int:
     hands = 50 if args.hands is None else args.hands
     with contextlib.ExitStack() as stack:
         workdir = args.workdir or Path(stack.enter_context(tempfile.TemporaryDirectory()))
         config = SoakConfig(
             hands=hands, workdir=workdir, tables=args.tables, faults=faults, seed=args.seed,
-            mqtt=args.mqtt, speed=args.speed or 0.0,
+            mqtt=args.mqtt, speed=args.speed or 0.0, violations=violations,
         )  # fmt: skip
         summary = await run_soak(config)
     print(json.dumps(summary, ensure_ascii=False), flush=True)
@@ -98,7 +110,7 @@ def _transport(args: argparse.Namespace, index: int) -> Transport:
     return PtyTransport(path)
 
 
-async def _run(args: argparse.Namespace, faults: Faults) -> int:
+async def _run(args: argparse.Namespace, faults: Faults, violations: Violations) -> int:
     profile = load_profile(args.profile)
     speed = 1.0 if args.speed is None else args.speed
     tables = []
@@ -108,8 +120,9 @@ async def _run(args: argparse.Namespace, faults: Faults) -> int:
             faults=faults.link, seed=args.seed + i,
         )  # fmt: skip
         table = SimulatedTable(
-            controller, args.seed + i, faults=faults, speed=speed, profile=profile
-        )
+            controller, args.seed + i, faults=faults, speed=speed, profile=profile,
+            violations=violations,
+        )  # fmt: skip
         await table.start()
         tables.append(table)
         print(controller.transport.url, flush=True)

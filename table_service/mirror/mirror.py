@@ -117,6 +117,16 @@ class TableMirror:
 
     # --- the public face -----------------------------------------------------------
 
+    def correct_deal(self, dealer: int, streak: int, round_wind: int) -> None:
+        """The referee's correction of who deals next (after a sensor fault misled a verdict).
+
+        A correction is a new fact, not an edit: the hand records already given stand.
+        """
+        self.deal = Deal(dealer, streak, round_wind, self.deal.first_dealer)
+        self.jiang_over = False
+        if self.hand is not None and self.hand.phase in ("shuffling", "built"):
+            self.hand.dealer = dealer
+
     def start_session(self, session: SessionStart) -> list[Record]:
         """Start (or restart) the session; a hand in progress ends without a record."""
         self._out = []
@@ -354,6 +364,7 @@ class TableMirror:
                 "count_mismatch",
                 f"the table counts {body.count} tiles left, the mirror {hand.wall}",
             )
+            hand.wall = body.count  # the wall is the table's to count: follow it from here
 
     def _invalid(self, body: Any) -> None:
         code = "unknown_tile" if "tile" in body.error.lower() else "impossible"
@@ -466,6 +477,9 @@ class TableMirror:
         if pending is not None and not pending.added_kong:
             self._close_claims(hand, pending, claimer=None)
             pending.next_drew = True
+            if seat in pending.winners:  # D1: it reached to draw instead of winning
+                pending.winners.discard(seat)
+                self._pass_win(s)
         self._place(hand, seat, tile)
         hand.step, hand.turn_start, hand.kong_this_turn = "discard", "draw", False
         s.last_drawn, s.last_from_back = tile, False
@@ -555,7 +569,9 @@ class TableMirror:
         s.river.append(tile)
         hand.where[tile] = ("river", seat)
         s.discards_made += 1
-        if not flower and s.owed == 0 and any(is_flower_tile(t) for t in s.concealed):
+        kept = [t for t in s.concealed if is_flower_tile(t) and t not in s.flagged]
+        if not flower and s.owed == 0 and kept:
+            s.flagged.update(kept)  # once per flower: the breach is keeping it, not each turn
             self._violation(seat, "replacement_order", f"seat {seat} kept a flower in hand")
         if sum(x.discards_made for x in hand.seats) == 1:
             for other in hand.seats:
@@ -916,6 +932,11 @@ class TableMirror:
 
     def _declare_win(self, hand: HandState, seat: int) -> None:
         s = hand.seats[seat]
+        if s.owed and (
+            len(s.flowers) == 8
+            or (len(s.flowers) == 7 and any(len(o.flowers) == 1 for o in hand.seats))
+        ):
+            return  # D8: a 花胡 declared before its replacement is invalid, not a 詐胡
         previous = self._claim
         claim = self._win_claim(hand, s)
         if previous is not None:
@@ -986,8 +1007,9 @@ class TableMirror:
             if s.last_from_back and self._r5 is not None and self._r5[0] == seat:
                 if set(s.waits_before_win(s.last_drawn)) & self._r5[1]:
                     codes.append("restriction_5")
-                if s.passed_win:
-                    codes.append("passed_win")  # an 暗槓 under 過水: its replacement cannot win
+            after_concealed_kong = s.melds and s.melds[-1].kind == "kong_concealed"
+            if s.last_from_back and hand.kong_this_turn and after_concealed_kong and s.passed_win:
+                codes.append("passed_win")  # an 暗槓 under 過水: its replacement cannot win
             timing, declared = self._self_draw_timing(hand, s)
             heavenly = timing == "heavenly_win"
             return WinClaim(
@@ -1079,6 +1101,8 @@ class TableMirror:
             return
         s = hand.seats[claim.seat]
         ids = list(s.concealed)
+        if revealed is not None and claim.flower_win is None:
+            self._late_win(hand, s, claim, revealed)
         if claim.how != "self_draw" and claim.tile not in ids:
             ids.append(claim.tile)
         if revealed is not None and sorted(revealed) != sorted(ids):
@@ -1128,6 +1152,27 @@ class TableMirror:
             payments=v.payments,
             end=v.end,
         )
+
+    def _late_win(
+        self, hand: HandState, s: SeatState, claim: WinClaim, revealed: list[int]
+    ) -> None:
+        """A 胡 revealed with an earlier discard, not the one it was pressed on: that tile's
+        window had closed (D3), so the claim is late; it is judged on that tile."""
+        extra = [t for t in revealed if t not in s.concealed]
+        if len(extra) != 1 or extra[0] == claim.tile or len(revealed) != len(s.concealed) + 1:
+            return
+        place = hand.where.get(extra[0])
+        if place is None or place[0] != "river" or place[1] == s.seat:
+            return
+        claim.how, claim.tile, claim.payer, claim.timing = "discard", extra[0], place[1], None
+        if "late_claim" not in claim.codes:
+            claim.codes.append("late_claim")
+            self._violation(
+                s.seat,
+                "late_claim",
+                f"seat {s.seat} declared 胡 on a discard after its window closed",
+                at=(claim.boot_id, claim.seq),
+            )
 
     def _move_claimed(self, hand: HandState, claim: WinClaim) -> None:
         pending = hand.pending

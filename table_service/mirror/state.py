@@ -62,6 +62,7 @@ class SeatState:
     declared_at: int = -1  # river length when 地聽 was declared
     declared_key: tuple[int, int] | None = None  # (boot_id, seq) of the ready button
     shown: set[int] = field(default_factory=set)  # 禁制 8: kinds shown by own fault
+    flagged: set[int] = field(default_factory=set)  # flowers already flagged as kept in hand
     round_discards: set[int] = field(default_factory=set)  # kinds discarded since own discard
     last_drawn: int | None = None  # the last tile this seat drew (its self-draw's winning tile)
     last_from_back: bool = False  # … and whether it came from the 槓尾

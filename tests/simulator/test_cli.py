@@ -76,5 +76,6 @@ async def test_sim_on_a_pty_talks_to_a_real_bridge(tmp_path: Path, mqtt_url: str
 def test_help_names_every_option(argv: list[str]) -> None:
     done = subprocess.run([*MJTABLE, *argv], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0
-    for option in ("--pty", "--tcp", "--tables", "--speed", "--faults", "--hands", "--seed"):
+    for option in ("--pty", "--tcp", "--tables", "--speed", "--faults", "--hands", "--seed",
+                   "--violations", "--violation-codes"):  # fmt: skip
         assert option in done.stdout
