@@ -33,7 +33,9 @@ from hil_tests.simulator.table import SimulatedTable
 from hil_tests.simulator.transports import PtyTransport
 from hil_tests.simulator.violations import Violations
 from hil_tests.soak import boot_id_for
-from hil_tests.stream import Body, split_hands
+from hil_tests.truth import FarEnd, Judged
+
+Body = dict[str, Any]  # an event body as JSON
 
 HARDWARE_HAND_TIMEOUT = 1800.0  # people play a real hand; give them half an hour
 LINK_UP_TIMEOUT = 20.0
@@ -90,6 +92,7 @@ class Loop:
     recorder: Recorder
     bridge: Bridge
     sim: SimulatedTable | None
+    far: FarEnd
     results: list[HandResult] = field(default_factory=list)
 
     @property
@@ -104,15 +107,27 @@ class Loop:
         return out
 
     def hands(self) -> list[list[Body]]:
-        return split_hands(self.bodies())
+        """The event bodies cut into hands at each shuffle."""
+        hands: list[list[Body]] = []
+        for body in self.bodies():
+            if body["kind"] == "shuffle_started":
+                hands.append([])
+            if hands:
+                hands[-1].append(body)
+        return hands
+
+    def judged(self) -> list[Judged]:
+        """The hands the game mirror has closed (a 荒局 still open at the end is closed)."""
+        self.far.finish()
+        return self.far.judged.get(self.name, [])
 
     async def play_hand(self) -> HandResult | None:
         """Simulator: play one hand and wait until the far end holds all of it.
         Hardware: wait for the table to finish a hand (no ground truth: None)."""
         if self.sim is None:
-            before = len(self.hands())
+            before = len(self.judged())
             async with asyncio.timeout(HARDWARE_HAND_TIMEOUT):
-                while len(self.hands()) <= before + 1:  # the next shuffle ends the hand
+                while len(self.judged()) <= before:
                     await asyncio.sleep(0.5)
             return None
         result = await self.sim.play_hand()
@@ -142,7 +157,12 @@ async def open_loop(
     """Start the far end, the table (or take the real port) and a bridge between them."""
     parts = urlsplit(url)
     base = f"hil-{uuid.uuid4().hex[:8]}"  # this loop's topics and sessions alone
-    recorder = Recorder(parts.hostname or "127.0.0.1", parts.port or 1883, base, f"{base}-far")
+    results: list[HandResult] = []
+    far = FarEnd(lambda _, n: results[n] if 0 <= n < len(results) else None)
+    recorder = Recorder(
+        parts.hostname or "127.0.0.1", parts.port or 1883, base, f"{base}-far",
+        on_event=far.apply,
+    )  # fmt: skip
     tasks = [asyncio.create_task(recorder.run())]
     sim: SimulatedTable | None = None
     if port is None:
@@ -164,7 +184,7 @@ async def open_loop(
     try:
         async with asyncio.timeout(15):
             await recorder.subscribed.wait()
-        yield Loop(name, recorder, bridge, sim)
+        yield Loop(name, recorder, bridge, sim, far, results)
     finally:
         await cancel_and_wait(tasks)
         await recorder.forget()
