@@ -678,6 +678,9 @@ class TableMirror:
         if len(set(tiles)) != len(tiles):
             self._fault("tile_twice", f"a meld lists one tile id twice: {tiles}")
             return
+        if any(is_flower_tile(t) for t in tiles):
+            self._fault("impossible", f"a meld with a flower in it: {_codes(tiles)}")
+            return
         meld = body.meld.name.lower()
         meld = "pong" if meld == "pung" else meld
         if meld in ("chow", "pong", "kong_exposed"):
