@@ -610,8 +610,9 @@ class HandSim:
         return self.violations.on("passed_win") and self.fault_dice.roll(chance, "passed_win")
 
     def _false_discard_win(self, discarder: Player, tile: int) -> None:
-        """Breach: a ready seat presses 胡 on a discard one step off its waits (詐胡)."""
-        if not self.violations.on("false_win"):
+        """Breach: a ready seat presses 胡 on a discard one step off its waits (詐胡). Not on
+        the last discard: one nobody can win on ends the hand at once (荒局)."""
+        if not self.violations.on("false_win") or self.wall.drawable == 0:
             return
         kind = tile_kind(tile)
         for seat in claim_order(discarder.seat):
@@ -649,8 +650,9 @@ class HandSim:
         return code if code is not None and self._dare(code) else None
 
     def _late_claim(self, discarder: Player, tile: int) -> tuple[int, str] | None:
-        """Breach of 禁制 7: a pong, or the 下家's chow, with three drawable tiles or fewer."""
-        if not self.violations.on("restriction_7"):
+        """Breach of 禁制 7: a pong, or the 下家's chow, with three drawable tiles or fewer
+        (but some left: after the last discard nobody can win on, the hand is 荒局)."""
+        if not self.violations.on("restriction_7") or self.wall.drawable == 0:
             return None
         kind = tile_kind(tile)
         for seat in claim_order(discarder.seat):

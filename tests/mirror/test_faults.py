@@ -1,0 +1,117 @@
+"""Faults: an impossible event stream is recorded as a fault and nobody is blamed
+(replay-format.md); duplicates change nothing."""
+
+from __future__ import annotations
+
+import json
+
+from table_service.mirror.replay import replay_lines
+from tests.mirror.script import TABLE, Script, quiet
+
+
+def test_tile_twice() -> None:
+    """Seat 1 draws a tile the mirror knows is in seat 3's hand."""
+    t = Script(quiet())
+    t.discard(0, "2m")
+    held = t.concealed[3][0]
+    seq = t.seq + 1
+    t.draw(1, tile=held)
+    assert t.faults() == [(seq, "tile_twice")]
+    assert t.violations() == []
+
+
+def test_gap() -> None:
+    t = Script(quiet())
+    t.skip(3)
+    seq = t.seq + 1
+    t.discard(0, "2m")
+    assert t.faults() == [(seq, "gap")]
+    assert t.mirror.gaps == 1
+    assert t.violations() == []
+
+
+def test_count_mismatch() -> None:
+    t = Script(quiet())
+    t.discard(0, "2m")
+    t.draw(1, "3m", count=False)
+    t.emit({"kind": "tiles_left", "count": t.wall + 1})
+    assert t.faults() == [(t.seq, "count_mismatch")]
+    assert t.violations() == []
+
+
+def test_counts_agree_through_a_whole_hand() -> None:
+    """Deal, 補花, kongs and their replacements: every tiles_left agrees with the mirror."""
+    t = Script(quiet({1: "E E E E S S S S 1p 1p 1p 1p 9p 9p 9p h2"}))
+    t.flower(1, "h2")
+    t.replacement(1)
+    t.kong(0, "P", "concealed")
+    t.replacement(0)
+    t.discard(0, "2m")
+    t.draw(1)
+    t.kong(1, "E", "concealed")
+    t.replacement(1)
+    t.discard(1, "9p")
+    t.burn(0)
+    assert t.faults() == []
+    assert t.violations() == []
+    assert t.hand().result == "drawn"
+
+
+def test_impossible_discard_before_any_deal() -> None:
+    t = Script(quiet(), deal=False)
+    t.emit({"kind": "tile_discarded", "seat": 0, "tile": 5})
+    assert t.faults() == [(1, "impossible")]
+    assert t.violations() == []
+
+
+def test_unknown_tile_in_replay() -> None:
+    """A line whose body names tile 200: its envelope is sound, so it is a fault at its seq."""
+    t = Script(quiet())
+    lines = [json.dumps({"session": {"table": TABLE}})]
+    lines += [e.model_dump_json() for e in t.events]
+    bad = {
+        "schema_version": 1,
+        "table": TABLE,
+        "boot_id": 1,
+        "seq": t.seq + 1,
+        "ts": 0.0,
+        "body": {"kind": "tile_discarded", "seat": 0, "tile": 200},
+    }
+    lines.append(json.dumps(bad))
+    out = [json.loads(line) for line in replay_lines(lines)]
+    faults = [(r["seq"], r["code"]) for r in out if r["type"] == "fault"]
+    assert faults == [(t.seq + 1, "unknown_tile")]
+    assert [r for r in out if r["type"] == "violation"] == []
+    summary = out[-1]
+    assert (summary["type"], summary["faults"], summary["events"]) == ("summary", 1, t.seq + 1)
+
+
+def test_duplicates_change_nothing() -> None:
+    t = Script(quiet())
+    t.discard(0, "2m")
+    t.draw(1, "3m")
+    before = t.mirror.snapshot(concealed=True)
+    for index in (-1, -2, 0, 5):
+        assert t.resend(index) == []
+    assert t.mirror.snapshot(concealed=True) == before
+    assert t.mirror.duplicates == 4
+    t.discard(1, "3m")
+    assert t.records == []
+
+
+def test_duplicates_in_a_replay() -> None:
+    """The same stream with every tenth line repeated: the same records, duplicates counted."""
+    t = Script(quiet({2: "2m 3m 4m 6m 7m 8m 2s 3s 4s 6p 6p 6p 7s 8s W W"}, extra="6s"))
+    t.discard(0, "6s")
+    t.win(2)
+    events = [e.model_dump_json() for e in t.events]
+    clean = list(replay_lines(events))
+    doubled = []
+    for n, line in enumerate(events):
+        doubled.append(line)
+        if n % 10 == 0:
+            doubled.append(line)
+    again = list(replay_lines(doubled))
+    assert again[:-1] == clean[:-1]
+    assert json.loads(again[-1])["duplicates"] == len(range(0, len(events), 10))
+    assert json.loads(clean[-1])["duplicates"] == 0
