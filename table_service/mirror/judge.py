@@ -6,6 +6,7 @@ module decides *what* the hand is worth and who pays.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -19,6 +20,7 @@ from table_service.rules.tiles import is_flower_tile, tile_flower, tile_kind
 
 WinHow = Literal["discard", "self_draw", "robbing_kong"]
 FlowerWinKind = Literal["eight_immortals", "seven_rob_one"]
+HandEndKind = Literal["dealer_win", "other_win", "dealer_false_win", "other_false_win"]
 
 
 @dataclass
@@ -50,7 +52,7 @@ class Verdict:
     score: ScoreResult | None
     payments: tuple[Payment, ...]
     codes: tuple[str, ...]
-    end: Literal["dealer_win", "other_win", "dealer_false_win", "other_false_win"]
+    end: HandEndKind
 
 
 def build_hand(
@@ -104,16 +106,12 @@ def build_hand(
         check_hand(candidate)
     except HandInputError:
         # A special timing the tiles do not support (e.g. after an exposed meld): drop it.
-        candidate = Hand(**{**_fields(candidate), "timing": None, "declared": None})
+        candidate = dataclasses.replace(candidate, timing=None, declared=None)
         try:
             check_hand(candidate)
         except HandInputError:
             return None
     return candidate
-
-
-def _fields(hand: Hand) -> dict[str, object]:
-    return {name: getattr(hand, name) for name in Hand.__slots__}
 
 
 def flower_only_hand(claim: WinClaim, seat: SeatState, deal: Deal) -> Hand:
@@ -142,7 +140,7 @@ def verdict(claim: WinClaim, candidate: Hand | None, deal: Deal, profile: Profil
         codes = list(claim.codes) + ([] if valid else ["false_win"])
         tai = result.tai if result is not None and valid else 0
         outcome = HandOutcome("false_win", claim.seat, tai, deal.dealer, deal.streak, None, stakes)
-        end = "dealer_false_win" if dealer_party else "other_false_win"
+        end: HandEndKind = "dealer_false_win" if dealer_party else "other_false_win"
         return Verdict("false_win", "false_win", tai, result, settle(outcome), tuple(codes), end)
     assert result is not None
     kind: str = claim.how

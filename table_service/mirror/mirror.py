@@ -19,7 +19,7 @@ How it reads the table (taiwan16.md §2–§3):
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from firmware_bridge.messages import Event
 from table_service.mirror.judge import (
@@ -33,17 +33,21 @@ from table_service.mirror.judge import (
 from table_service.mirror.records import (
     DEAD_HAND_CODES,
     Fault,
+    FaultCode,
     HandRecord,
+    HandResultKind,
     Item,
     NextDeal,
     PaymentRecord,
     Record,
+    SettleKindName,
     Violation,
+    ViolationCode,
 )
 from table_service.mirror.session import WINDS, SessionStart
 from table_service.mirror.state import HandState, MeldState, Pending, SeatState
-from table_service.rules import Profile
-from table_service.rules.scoring import ENGLISH
+from table_service.rules import Hand, Profile
+from table_service.rules.items import ENGLISH
 from table_service.rules.table import (
     DEAL_ROUNDS,
     NO_CLAIM_DRAWABLE,
@@ -232,7 +236,13 @@ class TableMirror:
     def _fault(self, code: str, detail: str) -> None:
         self.faults += 1
         self._out.append(
-            Fault(table=self.table, boot_id=self._boot, seq=self._seq, code=code, detail=detail)  # type: ignore[arg-type]
+            Fault(
+                table=self.table,
+                boot_id=self._boot,
+                seq=self._seq,
+                code=cast(FaultCode, code),
+                detail=detail,
+            )
         )
 
     def _violation(
@@ -247,8 +257,8 @@ class TableMirror:
                 boot_id=boot_id,
                 seq=seq,
                 seat=seat,
-                code=code,
-                detail=detail,  # type: ignore[arg-type]
+                code=cast(ViolationCode, code),
+                detail=detail,
             )
         )
         if code in DEAD_HAND_CODES and self.hand is not None:
@@ -984,12 +994,11 @@ class TableMirror:
             return WinClaim(seat, "self_draw", took, None, self._seq, self._boot, _once(codes))
         if pending is not None and seat != pending.seat and not (drew and pending.next_drew):
             how: WinHow = "robbing_kong" if pending.added_kong else "discard"
-            kind = tile_kind(pending.tile)
             if pending.closed:
                 codes.append("late_claim")
             if s.passed_win:
                 codes.append("passed_win")
-            if kind in s.shown and not pending.added_kong:
+            if tile_kind(pending.tile) in s.shown and not pending.added_kong:
                 codes.append("restriction_8")
             return WinClaim(
                 seat,
@@ -1002,14 +1011,13 @@ class TableMirror:
                 timing=self._discard_timing(hand, s, pending),
                 declared=_declared(s),
             )
-        if drew:
+        if drew and s.last_drawn is not None:
             if hand.turn_start == "claimed_kong":
                 codes.append("restriction_2")
             elif hand.turn_start == "out_of_turn":
                 codes.append("restriction_4")
-            if s.last_from_back and self._r5 is not None and self._r5[0] == seat:
-                if set(s.waits_before_win(s.last_drawn)) & self._r5[1]:
-                    codes.append("restriction_5")
+            if self._needs_go_round_discard(s):
+                codes.append("restriction_5")
             after_concealed_kong = s.melds and s.melds[-1].kind == "kong_concealed"
             if s.last_from_back and hand.kong_this_turn and after_concealed_kong and s.passed_win:
                 codes.append("passed_win")  # an 暗槓 under 過水: its replacement cannot win
@@ -1038,6 +1046,14 @@ class TableMirror:
                 seat, "discard", last.tile, last.seat, self._seq, self._boot, _once(codes)
             )
         return WinClaim(seat, "self_draw", -1, None, self._seq, self._boot, _once(codes))
+
+    def _needs_go_round_discard(self, s: SeatState) -> bool:
+        """禁制 5: a win on an 暗槓's replacement (its pre-kong draw kept in hand) whose wait
+        includes a tile discarded in this go-round."""
+        r5 = self._r5
+        if not s.last_from_back or r5 is None or r5[0] != s.seat or s.last_drawn is None:
+            return False
+        return bool(set(s.waits_before_win(s.last_drawn)) & r5[1])
 
     def _flower_win(
         self, hand: HandState, s: SeatState
@@ -1116,6 +1132,7 @@ class TableMirror:
             ids = list(revealed)
             if claim.how != "self_draw" and claim.tile not in ids:
                 ids.append(claim.tile)
+        candidate: Hand | None
         if claim.flower_win is not None and not s.is_complete():
             candidate = flower_only_hand(claim, s, self.deal)
         else:
@@ -1240,33 +1257,24 @@ class TableMirror:
                 seq=self._seq,
                 hand=self.hands,
                 round_wind=WINDS[self.deal.round_wind],
-                dealer=self.deal.dealer,  # type: ignore[arg-type]
+                dealer=self.deal.dealer,
                 streak=self.deal.streak,
-                result=result,
-                kind=kind,
-                seat=seat,  # type: ignore[arg-type]
+                result=cast(HandResultKind, result),
+                kind=cast(SettleKindName | None, kind),
+                seat=seat,
                 payer=payer,
                 tai=tai,
                 dealer_tai=dealer_tai,
                 items=items,
                 codes=codes,
                 net=net,
-                payments=[
-                    PaymentRecord(
-                        payer=p.payer,
-                        payee=p.payee,
-                        amount=p.amount,
-                        tai=p.tai,
-                        dealer_tai=p.dealer_tai,
-                    )
-                    for p in payments
-                ],
+                payments=[PaymentRecord.model_validate(p.to_json()) for p in payments],
                 next=None
                 if nxt is None
                 else NextDeal(
                     dealer=nxt.dealer,
                     streak=nxt.streak,
-                    round_wind=WINDS[nxt.round_wind],  # type: ignore[arg-type]
+                    round_wind=WINDS[nxt.round_wind],
                 ),
             )
         )
