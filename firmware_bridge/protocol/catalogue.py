@@ -398,26 +398,19 @@ class SeatButton(Message):
         _enum(self, "button", Button)
 
 
-def _seat_tiles(message: HandRevealed | TilesShown) -> None:
-    """Validate a seat and its list of 1 to 24 tile ids (HAND_REVEALED, TILES_SHOWN)."""
-    _seat("seat", message.seat)
-    object.__setattr__(message, "tiles", tuple(message.tiles))
-    _check("tile count", len(message.tiles), 1, MAX_HAND_TILES)
-    for i, tile in enumerate(message.tiles):
-        _tile(f"tiles[{i}]", tile)
-
-
 @dataclass(frozen=True, slots=True)
-class HandRevealed(Message):
-    """A winner's tiles as the table's sensors read them, 1 to 24 tiles."""
+class _SeatTiles(Message):
+    """A seat and a list of 1 to 24 tile ids: the shape HAND_REVEALED and TILES_SHOWN share."""
 
-    TYPE = 0x19
-    KIND = "hand_revealed"
     seat: int
     tiles: tuple[int, ...]
 
     def __post_init__(self) -> None:
-        _seat_tiles(self)
+        _seat("seat", self.seat)
+        object.__setattr__(self, "tiles", tuple(self.tiles))
+        _check("tile count", len(self.tiles), 1, MAX_HAND_TILES)
+        for i, tile in enumerate(self.tiles):
+            _tile(f"tiles[{i}]", tile)
 
     def pack(self) -> bytes:
         return _tiles_payload(bytes([self.seat]), self.tiles)
@@ -426,6 +419,14 @@ class HandRevealed(Message):
     def unpack(cls, payload: bytes) -> Self:
         head, tiles = _split_tiles(payload, 1)
         return cls(head[0], tiles)
+
+
+@dataclass(frozen=True, slots=True)
+class HandRevealed(_SeatTiles):
+    """A winner's tiles as the table's sensors read them, 1 to 24 tiles."""
+
+    TYPE = 0x19
+    KIND = "hand_revealed"
 
 
 @dataclass(frozen=True, slots=True)
@@ -477,7 +478,7 @@ class State(Message):
 
 
 @dataclass(frozen=True, slots=True)
-class TilesShown(Message):
+class TilesShown(_SeatTiles):
     """Tiles a seat exposed by its own fault, face up outside a meld, 1 to 24 tiles.
 
     Its own type, not a HAND_REVEALED: such a tile may not be claimed or won on a
@@ -486,19 +487,6 @@ class TilesShown(Message):
 
     TYPE = 0x1D
     KIND = "tiles_shown"
-    seat: int
-    tiles: tuple[int, ...]
-
-    def __post_init__(self) -> None:
-        _seat_tiles(self)
-
-    def pack(self) -> bytes:
-        return _tiles_payload(bytes([self.seat]), self.tiles)
-
-    @classmethod
-    def unpack(cls, payload: bytes) -> Self:
-        head, tiles = _split_tiles(payload, 1)
-        return cls(head[0], tiles)
 
 
 # --- commands, host→device (sequenced) ----------------------------------------------

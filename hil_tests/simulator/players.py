@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from firmware_bridge.protocol.catalogue import MeldKind
 from hil_tests.simulator.strategy import best_discards, shanten
 from table_service.rules.shapes import is_complete, wait_kinds
-from table_service.rules.tiles import N_KINDS, kind_code, tile_flower, tile_kind
+from table_service.rules.tiles import N_KINDS, kind_code, kind_counts, tile_flower, tile_kind
 
 MELD_CODES = {
     MeldKind.CHOW: "chi",
@@ -62,17 +62,10 @@ class Player:
         return any(m.kind != MeldKind.KONG_CONCEALED for m in self.melds)
 
     def counts(self) -> list[int]:
-        counts = [0] * N_KINDS
-        for tile in self.hand:
-            counts[tile_kind(tile)] += 1
-        return counts
+        return kind_counts(self.hand)
 
     def held(self) -> list[int]:
-        counts = self.counts()
-        for meld in self.melds:
-            for tile in meld.tiles:
-                counts[tile_kind(tile)] += 1
-        return counts
+        return kind_counts([*self.hand, *(t for m in self.melds for t in m.tiles)])
 
     def waits(self) -> list[int]:
         """Kinds that complete the hand now (the hand holds 3n+1 tiles)."""

@@ -34,7 +34,7 @@ SUPPORTED: Final[tuple[str, ...]] = (
 # Codes whose opportunities are rare (a few a hundred hands, or one a drawn hand) are
 # tried at `rate` times this, at most 1, so a few hundred hands at 0.05 show each of them.
 RARE: Final[dict[str, float]] = {
-    "passed_win": 4.0,  # the chance a seat lets a win go to take a later one under 過水
+    "passed_win": 6.0,  # the chance a seat lets a win go to take a later one under 過水
     "passed_pong": 20.0,
     "restriction_7": 4.0,
     "reserve_draw": 6.0,

@@ -10,6 +10,8 @@ from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from table_service.rules.settlement import SettleKind
+
 ViolationCode = Literal[
     "out_of_turn",
     "wrong_end",
@@ -56,15 +58,7 @@ DEAD_HAND_CODES: Final = frozenset(
 )
 
 HandResultKind = Literal["win", "flower_win", "false_win", "drawn"]
-SettleKindName = Literal[
-    "discard",
-    "self_draw",
-    "robbing_kong",
-    "eight_immortals",
-    "seven_rob_one",
-    "seven_rob_one_self_draw",
-    "false_win",
-]
+SettleKindName = SettleKind  # the settlement kinds of score-format.md, from the rules engine
 Wind = Literal["E", "S", "W", "N"]
 
 

@@ -11,7 +11,13 @@ from typing import Any, Final, Literal
 
 from table_service.rules.shapes import is_complete, wait_kinds
 from table_service.rules.table import RESERVE_TILES, TILES, drawable
-from table_service.rules.tiles import N_KINDS, is_flower_tile, tile_code, tile_flower, tile_kind
+from table_service.rules.tiles import (
+    is_flower_tile,
+    kind_counts,
+    tile_code,
+    tile_flower,
+    tile_kind,
+)
 
 MeldName = Literal["chow", "pong", "kong_exposed", "kong_added", "kong_concealed"]
 Phase = Literal["idle", "shuffling", "built", "dealing", "play", "over"]
@@ -69,18 +75,11 @@ class SeatState:
     _waits: list[int] | None = None
 
     def counts(self) -> list[int]:
-        counts = [0] * N_KINDS
-        for tile in self.concealed:
-            if not is_flower_tile(tile):
-                counts[tile_kind(tile)] += 1
-        return counts
+        return kind_counts(self.concealed)
 
     def held(self) -> list[int]:
-        counts = self.counts()
-        for meld in self.melds:
-            for tile in meld.tiles:
-                counts[tile_kind(tile)] += 1
-        return counts
+        """Every copy the seat holds, melds included (a kind held four times is no wait)."""
+        return kind_counts([*self.concealed, *(t for m in self.melds for t in m.tiles)])
 
     def changed(self) -> None:
         self._waits = None

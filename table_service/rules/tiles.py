@@ -8,6 +8,7 @@ objects, because the hot paths index count vectors by kind.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Final
 
 N_KINDS: Final = 34
@@ -146,3 +147,12 @@ def tile_flower(tile: int) -> int:
 def tile_code(tile: int) -> str:
     """A tile id as its text code: `5m` for a playing tile, `h3` for a flower."""
     return flower_code(tile_flower(tile)) if is_flower_tile(tile) else kind_code(tile_kind(tile))
+
+
+def kind_counts(tiles: Iterable[int]) -> list[int]:
+    """The count vector by kind of some physical tiles (flowers are not counted)."""
+    counts = [0] * N_KINDS
+    for tile in tiles:
+        if tile < FLOWER_BASE:
+            counts[tile // 4] += 1
+    return counts
