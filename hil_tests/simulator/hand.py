@@ -29,6 +29,7 @@ from firmware_bridge.protocol.catalogue import (
     TileDiscarded,
     TileDrawn,
     TilesLeft,
+    TilesShown,
     WallBuilt,
 )
 from hil_tests.simulator.faults import FaultDice, TableFaults
@@ -496,10 +497,27 @@ class HandSim:
         if player.passed_win and tile_kind(tile) not in player.waits():
             player.passed_win = False  # D1
         self.first_discard_done[player.seat] = True
+        self._show_by_fault(player)
         self.round_discards[player.seat] = []
         for other in range(SEATS):
             if other != player.seat:
                 self.round_discards[other].append(tile_kind(tile))
+
+    def _show_by_fault(self, player: Player) -> None:
+        """A seat knocks over a pair of its hand, face up (not a breach in itself, but 禁制 8
+        then bars claiming that kind: the opportunity of a `restriction_8` breach)."""
+        if not self.violations.on("restriction_8") or player.dead or player.declared:
+            return
+        counts = player.counts()
+        kind = next((k for k, n in enumerate(counts) if n >= 2 and k not in player.shown), None)
+        if kind is None or not self.fault_dice.roll(
+            self.violations.chance("restriction_8"), "shown"
+        ):
+            return
+        player.shown.add(kind)
+        self.emit(
+            TilesShown(player.seat, tuple(t for t in player.hand if tile_kind(t) == kind)[:2])
+        )
 
     def _claims(self, discarder: Player, tile: int) -> tuple[int, str]:
         """Resolve claims on a discard (胡 over 碰/槓 over 吃): (next seat, how its turn begins)."""
@@ -509,6 +527,9 @@ class HandSim:
         for seat in claim_order(discarder.seat):
             player = self.players[seat]
             if player.dead or not player.can_win_with(kind):
+                continue
+            if kind in player.shown:  # 禁制 8: no win on a discard of a kind it showed
+                self._pass_win(player)
                 continue
             timing = None
             if player.declared == "earthly_ready":
@@ -537,10 +558,11 @@ class HandSim:
         for seat in claim_order(discarder.seat):
             player = self.players[seat]
             takes = seat not in self.abstaining
-            if takes and self.wall.drawable > 0 and player.wants_kong_from_discard(kind):
+            legal = takes and kind not in player.shown  # 禁制 8
+            if legal and self.wall.drawable > 0 and player.wants_kong_from_discard(kind):
                 self._expose(player, discarder, tile, MeldKind.KONG_EXPOSED, player.take(kind, 3))
                 return seat, "claimed_kong"
-            if takes and player.wants_pong(kind):
+            if legal and player.wants_pong(kind):
                 self._pong(player, discarder, tile)
                 return seat, "claimed"
             if player.counts()[kind] >= 2:
@@ -550,7 +572,8 @@ class HandSim:
                     return seat, "claimed"
                 player.passed_pongs.add(kind)  # D2 過碰
         lower = self.players[next_seat]
-        low = None if next_seat in self.abstaining else lower.chow_choice(kind)
+        shy = next_seat in self.abstaining or kind in lower.shown  # 禁制 8
+        low = None if shy else lower.chow_choice(kind)
         if low is not None:
             self._chow(lower, discarder, tile, low)
             return next_seat, "claimed"
@@ -645,6 +668,8 @@ class HandSim:
             code = "dead_hand_claim" if self._may_claim(player, kind) else None
         elif kind in player.passed_pongs and len(player.hand) > player.counts()[kind]:
             code = "passed_pong"
+        elif kind in player.shown and self._may_claim(player, kind):
+            code = "restriction_8"
         else:
             code = None
         return code if code is not None and self._dare(code) else None

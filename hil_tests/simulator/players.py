@@ -52,6 +52,7 @@ class Player:
     last_discard_kind: int = -1
     dead: bool = False  # 相公: may only draw and discard, never claim, win or declare
     void_declared: bool = False  # a void 天聽/地聽 was pressed (injected once per hand)
+    shown: set[int] = field(default_factory=set)  # 禁制 8: kinds shown by its own fault
 
     @property
     def sets_needed(self) -> int:

@@ -29,11 +29,13 @@ SUPPORTED: Final[tuple[str, ...]] = (
     "passed_pong",
     "reserve_draw",
     "dead_hand_claim",
+    "restriction_8",
 )
 
 # Codes whose opportunities are rare (a few a hundred hands, or one a drawn hand) are
 # tried at `rate` times this, at most 1, so a few hundred hands at 0.05 show each of them.
 RARE: Final[dict[str, float]] = {
+    "restriction_8": 4.0,  # a seat shows a pair by its own fault, then pongs it anyway
     "passed_win": 6.0,  # the chance a seat lets a win go to take a later one under 過水
     "passed_pong": 20.0,
     "restriction_7": 4.0,
