@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar, cast
 from urllib.parse import urlsplit
 
 from pydantic import Field, SecretStr, field_validator
@@ -76,12 +76,20 @@ class BridgeSettings(BaseSettings):
         return user, secret
 
 
-def load_settings(config: Path | None = None, **overrides: Any) -> BridgeSettings:
-    """Settings from `overrides` (the command line), then env, then the [bridge] table of TOML."""
+S = TypeVar("S", bound=BaseSettings)
+
+
+def load_toml_settings(
+    cls: type[S], header: str, config: Path | None, overrides: dict[str, Any]
+) -> S:
+    """`cls` from `overrides` (the command line), then env, then the [header] table of TOML.
+
+    One precedence for every mjtable command (`bridge`, `serve`, …).
+    """
     if config is not None and not config.is_file():
         raise FileNotFoundError(f"config: no such file {config}")
 
-    class FromFile(BridgeSettings):
+    class FromFile(cls):  # type: ignore[valid-type,misc]
         @classmethod
         def settings_customise_sources(
             cls,
@@ -93,8 +101,13 @@ def load_settings(config: Path | None = None, **overrides: Any) -> BridgeSetting
         ) -> tuple[PydanticBaseSettingsSource, ...]:
             if config is None:
                 return (init_settings, env_settings)
-            toml = TomlConfigSettingsSource(settings_cls, config, toml_table_header=("bridge",))
+            toml = TomlConfigSettingsSource(settings_cls, config, toml_table_header=(header,))
             return (init_settings, env_settings, toml)
 
     given = {k: v for k, v in overrides.items() if v is not None}
-    return FromFile(**given)
+    return cast(S, FromFile(**given))
+
+
+def load_settings(config: Path | None = None, **overrides: Any) -> BridgeSettings:
+    """Settings from `overrides` (the command line), then env, then the [bridge] table of TOML."""
+    return load_toml_settings(BridgeSettings, "bridge", config, overrides)

@@ -6,17 +6,12 @@ import argparse
 import asyncio
 import logging
 import signal
-import sys
-from pathlib import Path
-from typing import Any
-
-from pydantic import ValidationError
 
 from firmware_bridge.bridge import Bridge
 from firmware_bridge.settings import BridgeSettings, load_settings
 from firmware_bridge.stopping import cancel_and_wait
+from mjtable.settings_cli import add_settings_arguments, settings_from
 
-EXIT_BAD_CONFIG = 2
 METAVARS = {"port": "URL", "mqtt": "URL", "outbox": "PATH", "table": "ID"}
 
 
@@ -32,39 +27,18 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             "Runs until SIGINT/SIGTERM; exit 2 on a bad configuration."
         ),
     )
-    p.add_argument("--config", type=Path, metavar="TOML", help="settings file ([bridge] table)")
-    for name, field in BridgeSettings.model_fields.items():
-        flag = "--" + name.replace("_", "-")
-        help_text = field.description or name.replace("_", " ")
-        if not field.is_required() and field.default is not None and field.annotation is not bool:
-            help_text += f" (default: {field.default})"
-        if field.annotation is bool:
-            p.add_argument(
-                flag, dest=name, action=argparse.BooleanOptionalAction, default=None, help=help_text
-            )
-        else:
-            metavar = METAVARS.get(name, name.split("_")[-1].upper())
-            p.add_argument(flag, dest=name, metavar=metavar, help=help_text)
+    add_settings_arguments(p, BridgeSettings, "bridge", METAVARS)
     p.set_defaults(func=run)
 
 
-def settings_from(args: argparse.Namespace) -> BridgeSettings:
-    """The settings the arguments, environment and file make; exits 2 naming the bad field."""
-    given: dict[str, Any] = {n: getattr(args, n) for n in BridgeSettings.model_fields}
-    try:
-        return load_settings(args.config, **given)
-    except FileNotFoundError as exc:
-        print(f"bridge: {exc}", file=sys.stderr)
-    except ValidationError as exc:
-        for error in exc.errors():
-            where = ".".join(str(p) for p in error["loc"]) or "settings"
-            hint = " (--port, MJTABLE_BRIDGE_PORT or [bridge] port)" if where == "port" else ""
-            print(f"bridge: {where}: {error['msg']}{hint}", file=sys.stderr)
-    raise SystemExit(EXIT_BAD_CONFIG)
+def bridge_settings(args: argparse.Namespace) -> BridgeSettings:
+    """The bridge's settings from flags, environment and file; exits 2 naming a bad field."""
+    hints = {"port": " (--port, MJTABLE_BRIDGE_PORT or [bridge] port)"}
+    return settings_from(args, BridgeSettings, load_settings, "bridge", hints)
 
 
 def run(args: argparse.Namespace) -> int:
-    settings = settings_from(args)
+    settings = bridge_settings(args)
     logging.basicConfig(
         level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
