@@ -1,0 +1,369 @@
+"""Discards and what they open: claims (吃, 碰, 明槓), own kongs (暗槓, 加槓), tiles shown.
+
+A discard opens a window (`Pending`) that a draw or a claim closes; closing it gives
+過碰 (D2) and 過水 (D1). 禁制 1, 3, 6, 7 and 8 are checked here, as the melds are made.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from table_service.mirror.core import MirrorCore, _codes
+from table_service.mirror.state import HandState, MeldState, Pending, SeatState
+from table_service.rules.table import (
+    NO_CLAIM_DRAWABLE,
+    SEATS,
+    claim_order,
+    forbidden_after_chow,
+    upper_seat,
+)
+from table_service.rules.tiles import FIRST_HONOUR, is_flower_tile, tile_code, tile_kind
+
+
+class ClaimsMixin(MirrorCore):
+    """`tile_discarded`, `meld_exposed` and `tiles_shown`."""
+
+    # --- discarding ----------------------------------------------------------------
+
+    def _tile_discarded(self, body: Any) -> None:
+        hand = self._in_play("a discard")
+        if hand is None:
+            return
+        if hand.phase == "dealing":
+            self._fault("impossible", "a discard during the deal")
+        seat, tile = body.seat, body.tile
+        s = hand.seats[seat]
+        hand.provisional.clear()
+        complete_before = s.is_complete() and hand.turn_start != "claimed"
+        if not (hand.turn == seat and hand.step == "discard"):
+            self._violation(
+                seat, "hand_size", f"seat {seat} discarded with no tile to spare (short hand)"
+            )
+        flower = is_flower_tile(tile)
+        if flower:
+            self._violation(
+                seat, "flower_discarded", f"seat {seat} discarded a flower ({tile_code(tile)})"
+            )
+        elif s.owed > 0:
+            self._violation(
+                seat, "replacement_order", f"seat {seat} discarded before its replacement"
+            )
+        kind = tile_kind(tile)
+        if not flower and kind in s.no_discard:
+            self._violation(
+                seat,
+                "restriction_6",
+                f"seat {seat} discarded {tile_code(tile)} right after claiming it (禁制 6)",
+            )
+        self._take(hand, tile, seat, "discarded")
+        s.river.append(tile)
+        hand.where[tile] = ("river", seat)
+        s.discards_made += 1
+        kept = [t for t in s.concealed if is_flower_tile(t) and t not in s.flagged]
+        if not flower and s.owed == 0 and kept:
+            s.flagged.update(kept)  # once per flower: the breach is keeping it, not each turn
+            self._violation(seat, "replacement_order", f"seat {seat} kept a flower in hand")
+        if sum(x.discards_made for x in hand.seats) == 1:
+            for other in hand.seats:
+                if other is not s and any(is_flower_tile(t) for t in other.concealed):
+                    self._violation(
+                        other.seat,
+                        "replacement_order",
+                        f"seat {other.seat} kept a dealt flower (補花)",
+                    )
+        self._check_declaration_at_discard(hand, s, tile)
+        if complete_before and not flower:
+            self._pass_win(s)  # D1: it could have won on its own draw
+        if s.passed_win and (flower or kind not in s.waits()):
+            s.passed_win = False  # D1: cleared by discarding a tile that is not a winning tile
+        if hand.pending is not None:
+            self._close_claims(hand, hand.pending, claimer=None, lose_wins=True)
+        s.round_discards = set()
+        s.passed_pongs.clear()
+        s.no_discard = frozenset()
+        s.last_discard_kind = -1 if flower else kind
+        winners: set[int] = set()
+        if not flower:
+            for other in hand.seats:
+                if other is not s:
+                    other.round_discards.add(kind)
+                    if other.can_win_with(kind):
+                        winners.add(other.seat)
+        hand.pending = None if flower else Pending(tile, seat, hand.drawable, winners)
+        self._last_pending = hand.pending
+        hand.turn, hand.step = (seat + 1) % SEATS, "draw"
+        if hand.drawable == 0 and not winners:
+            self._end_drawn()  # the last discard and nobody can win on it: 荒局
+
+    def _close_claims(
+        self,
+        hand: HandState,
+        pending: Pending,
+        claimer: int | None,
+        lose_wins: bool = False,
+        by_chow: bool = False,
+    ) -> None:
+        """A discard's window closes (a draw, a claim): 過碰 for who let a pair go (D2) (all
+        before a pong's claimer; everyone before a chow, which comes last); a winner who let
+        it go has 過水 (D1) once its 胡 would be late."""
+        if pending.closed:
+            return
+        if (
+            not pending.next_drew
+            and not pending.added_kong
+            and pending.drawable_then > NO_CLAIM_DRAWABLE
+        ):
+            kind = tile_kind(pending.tile)
+            for seat in claim_order(pending.seat):
+                if seat == claimer and not by_chow:
+                    break
+                if hand.seats[seat].counts()[kind] >= 2:
+                    hand.seats[seat].passed_pongs.add(kind)
+        if lose_wins or claimer is not None:
+            for seat in pending.winners:
+                if seat != claimer or lose_wins:
+                    self._pass_win(hand.seats[seat])
+            pending.closed = True
+            hand.pending = None
+
+    # --- claims and kongs ----------------------------------------------------------
+
+    def _meld_exposed(self, body: Any) -> None:
+        hand = self._in_play("a meld")
+        if hand is None:
+            return
+        tiles = list(body.tiles)
+        if len(set(tiles)) != len(tiles):
+            self._fault("tile_twice", f"a meld lists one tile id twice: {tiles}")
+            return
+        if any(is_flower_tile(t) for t in tiles):
+            self._fault("impossible", f"a meld with a flower in it: {_codes(tiles)}")
+            return
+        meld = body.meld.name.lower()
+        meld = "pong" if meld == "pung" else meld
+        if meld in ("chow", "pong", "kong_exposed"):
+            self._claim_meld(hand, body.seat, meld, tiles)
+        elif meld == "kong_concealed":
+            self._concealed_kong(hand, body.seat, tiles)
+        else:
+            self._added_kong(hand, body.seat, tiles)
+
+    def _claim_meld(self, hand: HandState, seat: int, meld: str, tiles: list[int]) -> None:
+        s = hand.seats[seat]
+        pending = hand.pending
+        if pending is None or pending.added_kong or pending.tile not in tiles:
+            last = self._last_pending
+            if (
+                last is not None
+                and last.tile in tiles
+                and hand.where.get(last.tile) == ("river", last.seat)
+            ):
+                pending = last
+                late = True
+            else:
+                self._fault("impossible", f"seat {seat} exposed a {meld} with no discard to claim")
+                for tile in tiles:
+                    self._take(hand, tile, seat, "melded")
+                self._add_meld(hand, s, meld, tiles, None)
+                return
+        else:
+            late = (
+                pending.closed
+                or (meld != "chow" and pending.next_drew)
+                or (meld == "chow" and pending.next_drew)
+            )
+        tile = pending.tile
+        kind = tile_kind(tile)
+        if s.dead:
+            self._violation(seat, "dead_hand_claim", f"seat {seat} is 相公 and claimed a {meld}")
+        else:
+            if late:
+                self._violation(
+                    seat, "late_claim", f"seat {seat} claimed a {meld} after its window closed"
+                )
+            if meld == "chow" and upper_seat(seat) != pending.seat:
+                self._violation(
+                    seat, "chow_not_from_left", f"seat {seat} chowed seat {pending.seat}'s discard"
+                )
+            if pending.drawable_then <= NO_CLAIM_DRAWABLE:
+                self._violation(
+                    seat,
+                    "restriction_7",
+                    f"seat {seat} claimed with {pending.drawable_then} drawable left (禁制 7)",
+                )
+            if meld == "chow" and _same_or_luo(s.last_discard_kind, kind):
+                self._violation(
+                    seat,
+                    "restriction_6",
+                    f"seat {seat} chowed the tile it discarded, or its 絡 (禁制 6)",
+                )
+            if meld == "pong" and kind in s.passed_pongs and not late:  # late: the same copy
+                self._violation(
+                    seat,
+                    "passed_pong",
+                    f"seat {seat} let a {tile_code(tile)} go and ponged another (過碰)",
+                )
+            if kind in s.shown:
+                self._violation(
+                    seat, "restriction_8", f"seat {seat} claimed a tile it had shown (禁制 8)"
+                )
+        kinds = sorted(tile_kind(t) for t in tiles)
+        if not _meld_shape(meld, kinds):
+            self._fault("impossible", f"{' '.join(tile_code(t) for t in tiles)} is not a {meld}")
+        if pending.chowed_by is not None and meld != "chow":
+            self._undo_chow(hand, pending)  # 碰/槓 outrank a 吃 not yet followed by its discard
+        if meld != "chow":  # a chow's window closes at the chower's discard (D3)
+            self._close_claims(hand, pending, claimer=seat)
+        discarder = hand.seats[pending.seat]
+        if tile in discarder.river:
+            discarder.river.remove(tile)
+        for own in tiles:
+            if own != tile:
+                self._take(hand, own, seat, "melded")
+        self._add_meld(hand, s, meld, tiles, pending.seat)
+        if meld == "chow":  # D3: a 碰 or 胡 on it is on time until the chower's discard
+            pending.chowed_by = seat
+        else:
+            hand.pending = None
+        hand.claims_made = True
+        hand.turn, hand.step = seat, "discard"
+        hand.turn_start = "claimed_kong" if meld == "kong_exposed" else "claimed"
+        hand.kong_this_turn = meld == "kong_exposed"
+        s.last_drawn = None
+        if meld == "pong":
+            s.no_discard = frozenset({kind})
+        elif meld == "chow":
+            s.no_discard = forbidden_after_chow(kind, kinds[0])
+        else:
+            self._kong_replacement(hand, s)
+
+    def _undo_chow(self, hand: HandState, pending: Pending) -> None:
+        """A 碰, 槓 or 胡 took the tile of a 吃 still waiting for its discard: the chow's
+        tiles go back into the chower's hand and the tile back to the discards."""
+        chower = hand.seats[pending.chowed_by]  # type: ignore[index]
+        pending.chowed_by = None
+        meld = next((m for m in chower.melds if m.kind == "chow" and pending.tile in m.tiles), None)
+        if meld is None:
+            return
+        chower.melds.remove(meld)
+        for tile in meld.tiles:
+            if tile != pending.tile:
+                chower.concealed.append(tile)
+                hand.where[tile] = ("hand", chower.seat)
+        chower.changed()
+        chower.no_discard = frozenset()
+        hand.seats[pending.seat].river.append(pending.tile)
+        hand.where[pending.tile] = ("river", pending.seat)
+        hand.claims_made = any(m.from_seat is not None for x in hand.seats for m in x.melds)
+
+    def _add_meld(
+        self, hand: HandState, s: SeatState, meld: str, tiles: list[int], src: int | None
+    ) -> None:
+        s.melds.append(MeldState(meld, list(tiles), src))  # type: ignore[arg-type]
+        for tile in tiles:
+            hand.where[tile] = ("meld", s.seat)
+        s.changed()
+
+    def _kong_replacement(self, hand: HandState, s: SeatState) -> None:
+        if hand.drawable == 0:
+            self._violation(
+                s.seat,
+                "kong_without_replacement",
+                f"seat {s.seat} made a kong with no drawable tile left (D4)",
+            )
+        s.owed += 1
+
+    def _own_kong_checks(self, hand: HandState, seat: int, what: str) -> bool:
+        s = hand.seats[seat]
+        if not (hand.turn == seat and hand.step == "discard"):
+            self._violation(
+                seat, "out_of_turn", f"seat {seat} made an {what} when it was not its move"
+            )
+            return False
+        if hand.turn_start == "claimed":
+            self._violation(
+                seat, "restriction_1", f"seat {seat} made an {what} right after a claim (禁制 1)"
+            )
+        elif hand.turn_start == "claimed_kong":
+            self._violation(
+                seat,
+                "restriction_3",
+                f"seat {seat} made an {what} after a 碰槓 replacement (禁制 3)",
+            )
+        del s
+        return True
+
+    def _concealed_kong(self, hand: HandState, seat: int, tiles: list[int]) -> None:
+        s = hand.seats[seat]
+        self._own_kong_checks(hand, seat, "暗槓")
+        kinds = sorted(tile_kind(t) for t in tiles)
+        if not _meld_shape("kong_concealed", kinds):
+            self._fault("impossible", f"{' '.join(tile_code(t) for t in tiles)} is not a kong")
+        for tile in tiles:
+            self._take(hand, tile, seat, "melded")
+        self._add_meld(hand, s, "kong_concealed", tiles, None)
+        # 禁制 5: the pre-kong draw went into the hand; a replacement win may not need a
+        # tile discarded in this go-round.
+        drawn_kept = s.last_drawn is not None and s.last_drawn not in tiles
+        self._r5 = (seat, frozenset(s.round_discards)) if drawn_kept else None
+        self._kong_replacement(hand, s)
+        hand.kong_this_turn = True
+
+    def _added_kong(self, hand: HandState, seat: int, tiles: list[int]) -> None:
+        s = hand.seats[seat]
+        self._own_kong_checks(hand, seat, "加槓")
+        kinds = {tile_kind(t) for t in tiles}
+        pong = next((m for m in s.melds if m.kind == "pong" and set(m.tiles) <= set(tiles)), None)
+        extra = [t for t in tiles if pong is None or t not in pong.tiles]
+        if pong is None or len(kinds) != 1 or len(extra) != 1:
+            self._fault(
+                "impossible", f"seat {seat}'s 加槓 {tiles} does not extend one of its pongs"
+            )
+            return
+        tile = extra[0]
+        self._take(hand, tile, seat, "added")
+        pong.kind = "kong_added"
+        pong.tiles.append(tile)
+        hand.where[tile] = ("meld", seat)
+        s.changed()
+        kind = tile_kind(tile)
+        if s.passed_win and kind not in s.waits():
+            s.passed_win = False  # D1: a 加槓 of a tile that is not a winning tile clears it
+        winners = {o.seat for o in hand.seats if o is not s and o.can_win_with(kind)}
+        hand.pending = Pending(tile, seat, hand.drawable, winners, added_kong=True)
+        self._kong_replacement(hand, s)
+        hand.kong_this_turn = True
+        self._r5 = None
+
+    def _tiles_shown(self, body: Any) -> None:
+        hand = self._in_play("tiles shown")
+        if hand is None:
+            return
+        s = hand.seats[body.seat]
+        for tile in body.tiles:
+            if hand.where.get(tile) != ("hand", body.seat):
+                self._fault(
+                    "impossible", f"seat {body.seat} showed {tile_code(tile)}, not in its hand"
+                )
+            elif not is_flower_tile(tile):
+                s.shown.add(tile_kind(tile))
+
+
+def _same_or_luo(last: int, kind: int) -> bool:
+    """禁制 6: the tile just discarded, or its 絡 (three apart in the same suit)."""
+    if last < 0 or kind >= FIRST_HONOUR or last >= FIRST_HONOUR:
+        return False
+    return last // 9 == kind // 9 and abs(kind - last) in (0, 3)
+
+
+def _meld_shape(meld: str, kinds: list[int]) -> bool:
+    if meld == "chow":
+        return (
+            len(kinds) == 3
+            and kinds[0] < FIRST_HONOUR
+            and kinds[0] // 9 == kinds[2] // 9
+            and kinds[1] == kinds[0] + 1
+            and kinds[2] == kinds[0] + 2
+        )
+    size = 3 if meld == "pong" else 4
+    return len(kinds) == size and len(set(kinds)) == 1

@@ -1,0 +1,193 @@
+"""The mirror's common base: its state, how it records faults and violations, tiles moving.
+
+`MirrorCore` holds what every part of the referee shares; the parts are mixins over it
+(drawing.py, claims.py, wins.py) and `TableMirror` (mirror.py) puts them together.
+Calls from one part into another are declared here, for the type checker only.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, cast
+
+from table_service.mirror.judge import WinClaim
+from table_service.mirror.records import (
+    DEAD_HAND_CODES,
+    Fault,
+    FaultCode,
+    Item,
+    Record,
+    Violation,
+    ViolationCode,
+)
+from table_service.mirror.session import SessionStart
+from table_service.mirror.state import HandState, Pending, SeatState
+from table_service.rules import Profile
+from table_service.rules.table import SEATS, Deal, HandEnd
+from table_service.rules.tiles import tile_code
+
+
+class MirrorCore:
+    """The state of one table's referee and the helpers every part of it uses."""
+
+    def __init__(self, table: str) -> None:
+        self.table = table
+        self.session: SessionStart | None = None
+        self.profile = Profile()
+        self.deal = Deal(0)
+        self.hand: HandState | None = None
+        self.last_hand: HandState | None = None  # the hand the latest hand record closed
+        self.hands = 0
+        self.totals = [0] * SEATS
+        self.events = 0
+        self.duplicates = 0
+        self.gaps = 0
+        self.violations = 0
+        self.faults = 0
+        self.jiang_over = False
+        self._seen: dict[int, tuple[int, set[int]]] = {}  # boot → (top seq, holes below it)
+        self._out: list[Record] = []
+        self._boot = 0
+        self._seq = 0
+        self._claim: WinClaim | None = None
+        self._last_pending: Pending | None = None
+        self._last_reveal: tuple[int, int] | None = None  # (seat, flower) just revealed
+        self._robbed: tuple[int, int] | None = None  # 七搶一 (1): (robbed seat, flower id)
+        self._r5: tuple[int, frozenset[int]] | None = None  # 禁制 5 after an 暗槓
+
+    # --- recording -----------------------------------------------------------------
+
+    def _fault(self, code: str, detail: str) -> None:
+        self.faults += 1
+        self._out.append(
+            Fault(
+                table=self.table,
+                boot_id=self._boot,
+                seq=self._seq,
+                code=cast(FaultCode, code),
+                detail=detail,
+            )
+        )
+
+    def _violation(
+        self, seat: int, code: str, detail: str, at: tuple[int, int] | None = None
+    ) -> None:
+        """Record a breach by `seat`, at the current event or at the earlier event `at`."""
+        boot_id, seq = at if at is not None else (self._boot, self._seq)
+        self.violations += 1
+        self._out.append(
+            Violation(
+                table=self.table,
+                boot_id=boot_id,
+                seq=seq,
+                seat=seat,
+                code=cast(ViolationCode, code),
+                detail=detail,
+            )
+        )
+        if code in DEAD_HAND_CODES and self.hand is not None:
+            self.hand.seats[seat].dead = True
+
+    def _in_play(self, what: str) -> HandState | None:
+        """The hand, if `what` can happen now; otherwise an `impossible` fault."""
+        hand = self.hand
+        if hand is not None and hand.phase == "over" and hand.result == "drawn":
+            return hand  # after 荒局 the tiles are still followed (a claim there is a breach)
+        if hand is None or hand.phase not in ("dealing", "play"):
+            phase = "no hand" if hand is None else hand.phase
+            self._fault("impossible", f"{what} while {phase}")
+            return None
+        return hand
+
+    # --- tiles moving --------------------------------------------------------------
+
+    def _take(self, hand: HandState, tile: int, seat: int, what: str) -> bool:
+        """Take `tile` out of seat's concealed hand; a tile elsewhere is a fault, then followed."""
+        place = hand.where.get(tile)
+        if place == ("hand", seat):
+            hand.seats[seat].concealed.remove(tile)
+            hand.seats[seat].changed()
+            return True
+        self._fault(
+            "tile_twice" if place else "impossible",
+            f"seat {seat} {what} {tile_code(tile)} (id {tile}), which is "
+            + (_place_text(place) if place else "still in the wall"),
+        )
+        self._unplace(hand, tile, place)
+        if place is None:
+            hand.wall -= 1
+        return False
+
+    def _place(self, hand: HandState, seat: int, tile: int) -> None:
+        s = hand.seats[seat]
+        s.concealed.append(tile)
+        s.changed()
+        hand.where[tile] = ("hand", seat)
+        hand.wall -= 1
+
+    def _unplace(self, hand: HandState, tile: int, place: tuple[str, int] | None) -> None:
+        if place is None:
+            return
+        where, seat = place
+        s = hand.seats[seat]
+        if where == "hand" and tile in s.concealed:
+            s.concealed.remove(tile)
+            s.changed()
+        elif where == "river" and tile in s.river:
+            s.river.remove(tile)
+        elif where == "flower" and tile in s.flowers:
+            s.flowers.remove(tile)
+        elif where == "meld":
+            for meld in s.melds:
+                if tile in meld.tiles:
+                    meld.tiles.remove(tile)
+
+    # --- calls across the parts ----------------------------------------------------
+
+    if TYPE_CHECKING:
+
+        def _end_drawn(self) -> None: ...  # mirror.py
+
+        def _finish_hand(
+            self,
+            *,
+            result: str,
+            kind: str | None,
+            seat: int | None,
+            payer: int | None,
+            tai: int,
+            items: list[Item],
+            codes: list[str],
+            payments: Any,
+            end: HandEnd,
+        ) -> None: ...  # mirror.py
+
+        def _close_claims(
+            self,
+            hand: HandState,
+            pending: Pending,
+            claimer: int | None,
+            lose_wins: bool = False,
+            by_chow: bool = False,
+        ) -> None: ...  # claims.py
+
+        def _undo_chow(self, hand: HandState, pending: Pending) -> None: ...  # claims.py
+
+        def _pass_win(self, s: SeatState) -> None: ...  # wins.py
+
+        def _check_declaration_at_discard(
+            self, hand: HandState, s: SeatState, tile: int
+        ) -> None: ...  # wins.py
+
+
+def _place_text(place: tuple[str, int]) -> str:
+    where, seat = place
+    return {
+        "hand": f"in seat {seat}'s hand",
+        "river": f"in seat {seat}'s discards",
+        "meld": f"in a meld of seat {seat}",
+        "flower": f"among seat {seat}'s flowers",
+    }.get(where, where)
+
+
+def _codes(ids: list[int]) -> str:
+    return " ".join(tile_code(t) for t in sorted(ids))

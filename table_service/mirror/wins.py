@@ -1,0 +1,398 @@
+"""Wins: the buttons, ready declarations, win claims, flower wins, their timing, judging.
+
+A 胡 pressed becomes a `WinClaim` with the rules that bar it; it is judged at its
+`hand_revealed`, or at the next event that is neither that reveal nor a rival 胡
+(攔胡). judge.py decides what the hand is worth; this part decides when and on what.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from table_service.mirror.core import MirrorCore, _codes
+from table_service.mirror.judge import (
+    FlowerWinKind,
+    WinClaim,
+    WinHow,
+    build_hand,
+    flower_only_hand,
+    verdict,
+)
+from table_service.mirror.records import Item, Violation
+from table_service.mirror.state import HandState, Pending, SeatState
+from table_service.rules import Hand
+from table_service.rules.items import ENGLISH
+from table_service.rules.table import claim_order
+from table_service.rules.tiles import tile_flower, tile_kind
+
+
+class WinsMixin(MirrorCore):
+    """`seat_button` and `hand_revealed`: declaring, claiming and judging wins."""
+
+    # --- buttons -------------------------------------------------------------------
+
+    def _seat_button(self, body: Any) -> None:
+        button = body.button.name
+        hand = self.hand
+        if button == "WIN":
+            if hand is None or hand.phase != "play":
+                self._fault("impossible", f"seat {body.seat} pressed 胡 with no hand in play")
+                return
+            self._declare_win(hand, body.seat)
+        elif button == "READY" and hand is not None and hand.phase == "play":
+            self._declare_ready(hand, hand.seats[body.seat])
+        elif button == "PASS" and hand is not None and hand.phase == "play":
+            pending = hand.pending
+            if pending is not None and body.seat in pending.winners and not pending.added_kong:
+                self._pass_win(hand.seats[body.seat])
+                pending.winners.discard(body.seat)
+            if hand.turn == body.seat and hand.step == "draw" and hand.drawable == 1:
+                self._end_drawn()  # D5: declining the 海底 ends the hand as 荒局
+
+    def _declare_ready(self, hand: HandState, s: SeatState) -> None:
+        s.declared_key = (self._boot, self._seq)
+        nobody_discarded = all(x.discards_made == 0 for x in hand.seats)
+        if s.declared or s.dead:
+            self._void(s)
+        elif nobody_discarded and s.seat != hand.dealer:
+            s.declared = "heavenly_ready"  # 天聽: after the 補花, before any discard
+            if not (s.size == 16 and s.waits()):
+                self._void(s)
+        elif s.discards_made == 0 and hand.turn == s.seat and hand.step == "discard":
+            s.declared, s.declared_at = "earthly_ready", -2  # judged at the discard
+        elif (
+            s.discards_made == 1
+            and self._last_pending is not None
+            and self._last_pending.seat == s.seat
+            and not s.exposed
+        ):
+            s.declared, s.declared_at = "earthly_ready", len(s.river) - 1  # right after it
+            if not s.waits():
+                self._void(s)
+        else:
+            self._void(s)
+
+    def _declare_win(self, hand: HandState, seat: int) -> None:
+        s = hand.seats[seat]
+        if s.owed and (
+            len(s.flowers) == 8
+            or (len(s.flowers) == 7 and any(len(o.flowers) == 1 for o in hand.seats))
+        ):
+            return  # D8: a 花胡 declared before its replacement is invalid, not a 詐胡
+        previous = self._claim
+        claim = self._win_claim(hand, s)
+        if previous is not None:
+            if previous.how == "discard" and claim.how == "discard" and previous.tile == claim.tile:
+                order = claim_order(previous.payer if previous.payer is not None else seat)
+                if order.index(seat) > order.index(previous.seat):
+                    return  # 攔胡: the nearer claimant keeps the win; this press loses
+            else:
+                self._judge(None)
+        for code in claim.codes:
+            self._violation(seat, code, _BAR_TEXT[code].format(seat=seat))
+        self._claim = claim
+        if claim.flower_win is not None and not s.is_complete():
+            self._judge(None)
+
+    def _win_claim(self, hand: HandState, s: SeatState) -> WinClaim:
+        seat = s.seat
+        codes: list[str] = []
+        if s.dead:
+            codes.append("dead_hand_claim")
+        flower = self._flower_win(hand, s)
+        if flower is not None:
+            kind, payer, robbed = flower
+            return WinClaim(
+                seat,
+                "self_draw",
+                s.last_drawn if s.last_drawn is not None else -1,
+                payer,
+                self._seq,
+                self._boot,
+                codes,
+                kind,
+                payer if kind == "seven_rob_one" else None,
+                robbed,
+                replacement=s.last_from_back,
+            )
+        pending = hand.pending
+        drew = hand.turn == seat and hand.step == "discard" and s.last_drawn is not None
+        took = next((t for t, who in hand.provisional.items() if who == seat), None)
+        if took is not None and not drew:  # 禁制 4: its self-draw began out of turn
+            codes.append("restriction_4")
+            return WinClaim(seat, "self_draw", took, None, self._seq, self._boot, _once(codes))
+        if pending is not None and seat != pending.seat and not (drew and pending.next_drew):
+            how: WinHow = "robbing_kong" if pending.added_kong else "discard"
+            if pending.closed:
+                codes.append("late_claim")
+            if s.passed_win:
+                codes.append("passed_win")
+            if tile_kind(pending.tile) in s.shown and not pending.added_kong:
+                codes.append("restriction_8")
+            return WinClaim(
+                seat,
+                how,
+                pending.tile,
+                pending.seat,
+                self._seq,
+                self._boot,
+                _once(codes),
+                timing=self._discard_timing(hand, s, pending),
+                declared=_declared(s),
+            )
+        if drew and s.last_drawn is not None:
+            if hand.turn_start == "claimed_kong":
+                codes.append("restriction_2")
+            elif hand.turn_start == "out_of_turn":
+                codes.append("restriction_4")
+            if self._needs_go_round_discard(s):
+                codes.append("restriction_5")
+            after_concealed_kong = s.melds and s.melds[-1].kind == "kong_concealed"
+            if s.last_from_back and hand.kong_this_turn and after_concealed_kong and s.passed_win:
+                codes.append("passed_win")  # an 暗槓 under 過水: its replacement cannot win
+            timing, declared = self._self_draw_timing(hand, s)
+            heavenly = timing == "heavenly_win"
+            return WinClaim(
+                seat,
+                "self_draw",
+                s.last_drawn,
+                None,
+                self._seq,
+                self._boot,
+                _once(codes),
+                replacement=s.last_from_back and not heavenly,
+                timing=timing,
+                declared=declared,
+            )
+        last = self._last_pending
+        if (
+            last is not None
+            and seat != last.seat
+            and hand.where.get(last.tile) == ("river", last.seat)
+        ):
+            codes.append("late_claim")
+            return WinClaim(
+                seat, "discard", last.tile, last.seat, self._seq, self._boot, _once(codes)
+            )
+        return WinClaim(seat, "self_draw", -1, None, self._seq, self._boot, _once(codes))
+
+    def _needs_go_round_discard(self, s: SeatState) -> bool:
+        """禁制 5: a win on an 暗槓's replacement (its pre-kong draw kept in hand) whose wait
+        includes a tile discarded in this go-round."""
+        r5 = self._r5
+        if not s.last_from_back or r5 is None or r5[0] != s.seat or s.last_drawn is None:
+            return False
+        return bool(set(s.waits_before_win(s.last_drawn)) & r5[1])
+
+    def _flower_win(
+        self, hand: HandState, s: SeatState
+    ) -> tuple[FlowerWinKind, int | None, int | None] | None:
+        """(kind, payer, robbed flower number) when this 胡 is a 花胡 (§5, D8)."""
+        if s.owed or (hand.turn != s.seat and self._robbed is None):
+            return None
+        if self._robbed is not None and len(s.flowers) == 8:
+            victim, _ = self._robbed
+            return "seven_rob_one", victim, None
+        if len(s.flowers) == 8:
+            return "eight_immortals", None, None
+        if len(s.flowers) == 7:
+            holder = next((o for o in hand.seats if o is not s and len(o.flowers) == 1), None)
+            if holder is not None:
+                flower = holder.flowers.pop()
+                s.flowers.append(flower)
+                hand.where[flower] = ("flower", s.seat)
+                return "seven_rob_one", holder.seat, tile_flower(flower)
+        return None
+
+    def _self_draw_timing(self, hand: HandState, s: SeatState) -> tuple[str | None, str | None]:
+        timing: str | None = None
+        first_turn = hand.turn_start == "first" and not hand.kong_this_turn
+        if s.seat == hand.dealer and first_turn and all(x.discards_made == 0 for x in hand.seats):
+            return "heavenly_win", None
+        if s.declared == "heavenly_ready" and s.discards_made == 0:
+            timing = None if hand.claims_made else "earthly_win"
+        elif s.declared == "earthly_ready" and _within_declaration(s):
+            timing = "human_win"
+        declared = _declared(s)
+        if declared is None and timing in ("human_win", "earthly_win"):
+            timing = None
+        return timing, declared
+
+    def _discard_timing(self, hand: HandState, s: SeatState, pending: Pending) -> str | None:
+        if pending.added_kong:
+            return None
+        if s.declared == "earthly_ready":
+            return "human_win" if _within_declaration(s) else None
+        discarder = hand.seats[pending.seat]
+        if (
+            s.seat != hand.dealer
+            and s.discards_made == 0
+            and discarder.discards_made == 1
+            and not hand.claims_made
+        ):
+            return "earthly_win"
+        return None
+
+    # --- declarations --------------------------------------------------------------
+
+    def _check_declaration_at_discard(self, hand: HandState, s: SeatState, tile: int) -> None:
+        if s.declared == "earthly_ready" and s.declared_at == -2:  # pressed right before
+            if s.waits() and not s.exposed and s.discards_made == 1:
+                s.declared_at = len(s.river) - 1
+            else:
+                self._void(s)
+        elif (
+            s.declared
+            and hand.turn_start == "draw"
+            and s.last_drawn is not None
+            and s.last_drawn != tile
+            and s.last_drawn in s.concealed
+        ):
+            s.declared = None  # D7: kept the drawn tile and threw another (換牌): it lapses
+
+    def _void(self, s: SeatState) -> None:
+        """D7: a declaration on a hand that is not ready is void, flagged at its button."""
+        self._violation(
+            s.seat,
+            "void_declaration",
+            f"seat {s.seat} declared ready on a hand that is not ready",
+            at=s.declared_key,
+        )
+        s.declared = None
+        s.declared_at = -1
+        s.declared_key = None
+
+    def _pass_win(self, s: SeatState) -> None:
+        s.passed_win = True
+        if s.declared:
+            s.declaration_void = True  # D7: the declaration's 台 no longer count
+
+    # --- judging -------------------------------------------------------------------
+
+    def _hand_revealed(self, body: Any) -> None:
+        claim = self._claim
+        if claim is None or claim.seat != body.seat:
+            self._fault("impossible", f"seat {body.seat} revealed a hand with no 胡 declared")
+            return
+        self._judge(list(body.tiles))
+
+    def _judge(self, revealed: list[int] | None) -> None:
+        claim, self._claim = self._claim, None
+        hand = self.hand
+        if claim is None or hand is None:
+            return
+        s = hand.seats[claim.seat]
+        ids = list(s.concealed)
+        if revealed is not None and claim.flower_win is None:
+            self._late_win(hand, s, claim, revealed)
+        if claim.how != "self_draw" and claim.tile not in ids:
+            ids.append(claim.tile)
+        if revealed is not None and sorted(revealed) != sorted(ids):
+            self._fault(
+                "impossible",
+                f"seat {claim.seat} revealed {_codes(revealed)}; the mirror saw {_codes(ids)}",
+            )
+            ids = list(revealed)
+            if claim.how != "self_draw" and claim.tile not in ids:
+                ids.append(claim.tile)
+        candidate: Hand | None
+        if claim.flower_win is not None and not s.is_complete():
+            candidate = flower_only_hand(claim, s, self.deal)
+        else:
+            candidate = build_hand(claim, ids, s, hand, self.deal, self.profile)
+        if claim.flower_win is not None and candidate is None:
+            candidate = flower_only_hand(claim, s, self.deal)
+        v = verdict(claim, candidate, self.deal, self.profile)
+        if v.result == "false_win" and "false_win" in v.codes and "false_win" not in claim.codes:
+            self.violations += 1
+            self._out.append(
+                Violation(
+                    table=self.table,
+                    boot_id=claim.boot_id,
+                    seq=claim.seq,
+                    seat=claim.seat,
+                    code="false_win",
+                    detail=f"seat {claim.seat} declared 胡 on a hand that does not win",
+                )
+            )
+        if claim.how != "self_draw" and claim.flower_win is None:
+            self._move_claimed(hand, claim)
+        items = (
+            []
+            if v.score is None or (v.result == "false_win" and not v.tai)
+            else [
+                Item(id=i.id, tai=i.tai, name=i.name, en=ENGLISH.get(i.id)) for i in v.score.items
+            ]
+        )
+        self._finish_hand(
+            result=v.result,
+            kind=v.settle_kind,
+            seat=claim.seat,
+            payer=claim.payer if v.result != "false_win" else None,
+            tai=v.tai,
+            items=items,
+            codes=list(v.codes),
+            payments=v.payments,
+            end=v.end,
+        )
+
+    def _late_win(
+        self, hand: HandState, s: SeatState, claim: WinClaim, revealed: list[int]
+    ) -> None:
+        """A 胡 revealed with an earlier discard, not the one it was pressed on: that tile's
+        window had closed (D3), so the claim is late; it is judged on that tile."""
+        extra = [t for t in revealed if t not in s.concealed]
+        if len(extra) != 1 or extra[0] == claim.tile or len(revealed) != len(s.concealed) + 1:
+            return
+        place = hand.where.get(extra[0])
+        if place is None or place[0] != "river" or place[1] == s.seat:
+            return
+        claim.how, claim.tile, claim.payer, claim.timing = "discard", extra[0], place[1], None
+        if "late_claim" not in claim.codes:
+            claim.codes.append("late_claim")
+            self._violation(
+                s.seat,
+                "late_claim",
+                f"seat {s.seat} declared 胡 on a discard after its window closed",
+                at=(claim.boot_id, claim.seq),
+            )
+
+    def _move_claimed(self, hand: HandState, claim: WinClaim) -> None:
+        pending = hand.pending
+        if pending is not None and pending.tile == claim.tile and pending.chowed_by is not None:
+            self._undo_chow(hand, pending)  # 胡 outranks the 吃 shown on it (D3)
+        place = hand.where.get(claim.tile)
+        if place is not None and place[0] == "river":
+            hand.seats[place[1]].river.remove(claim.tile)
+        elif place is not None and place[0] == "meld":
+            for meld in hand.seats[place[1]].melds:
+                if claim.tile in meld.tiles and meld.kind == "kong_added":
+                    meld.tiles.remove(claim.tile)
+                    meld.kind = "pong"  # 搶槓: the kong falls back to its pong
+        hand.seats[claim.seat].concealed.append(claim.tile)
+        hand.where[claim.tile] = ("hand", claim.seat)
+
+
+_BAR_TEXT: Final = {
+    "dead_hand_claim": "seat {seat} is 相公 and declared 胡",
+    "late_claim": "seat {seat} declared 胡 on a discard after its window closed",
+    "passed_win": "seat {seat} declared 胡 while 過水 (D1)",
+    "restriction_2": "seat {seat} self-drew on a 碰槓 replacement (禁制 2)",
+    "restriction_4": "seat {seat}'s self-draw did not begin with a draw in turn (禁制 4)",
+    "restriction_5": "seat {seat}'s 暗槓 replacement win waits on a tile discarded this go-round"
+    " (禁制 5)",
+    "restriction_8": "seat {seat} won on a discard of a tile it had shown (禁制 8)",
+}
+
+
+def _once(codes: list[str]) -> list[str]:
+    return list(dict.fromkeys(codes))
+
+
+def _declared(s: SeatState) -> str | None:
+    return s.declared if s.declared and not s.declaration_void else None
+
+
+def _within_declaration(s: SeatState) -> bool:
+    """人胡's window (D6): one discard since the 地聽 declaration, none after it."""
+    return not s.declaration_void and s.declared_at >= 0 and len(s.river) == s.declared_at + 1
