@@ -1,0 +1,61 @@
+"""`mjtable export --session ID --format csv|json`: a session's hands and ledger."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "export",
+        help="a session's hands, ledger and standings as CSV or JSON",
+        description="Print a session's records from the service's database (exit 2 if unknown).",
+    )
+    p.add_argument("--session", type=int, required=True, metavar="ID")
+    p.add_argument("--format", choices=("csv", "json"), default="json")
+    p.add_argument("--output", "-o", type=Path, help="write to this file (default stdout)")
+    add_database_arguments(p)
+    p.set_defaults(func=run)
+
+
+def add_database_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--db", metavar="URL", help="database URL (default SQLite in --data-dir)")
+    p.add_argument("--data-dir", type=Path, default=None, metavar="DIR",
+                   help="the service's data directory (default mjtable-data)")  # fmt: skip
+
+
+@contextlib.contextmanager
+def open_store(args: argparse.Namespace) -> Iterator[Any]:
+    """The service's store, as `mjtable serve` with these options (and its env) would open it."""
+    from table_service.service.settings import load_serve_settings
+    from table_service.store import Store
+
+    settings = load_serve_settings(None, db=args.db, data_dir=args.data_dir)
+    store = Store(settings.database_url)
+    try:
+        store.migrate()
+        yield store
+    finally:
+        store.close()
+
+
+def run(args: argparse.Namespace) -> int:
+    with open_store(args) as store:
+        if store.session(args.session) is None:
+            print(f"export: no session {args.session}", file=sys.stderr)
+            return 2
+        if args.format == "csv":
+            text = store.export_csv(args.session)
+        else:
+            text = json.dumps(store.export_session(args.session), ensure_ascii=False, indent=1)
+    if args.output:
+        args.output.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+    else:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    return 0

@@ -1,0 +1,112 @@
+"""`mjtable serve`: the table service (live mirror over MQTT, records, API) until stopped."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import signal
+import sys
+from collections.abc import Iterator
+
+from firmware_bridge.stopping import cancel_and_wait
+from mjtable.settings_cli import add_settings_arguments, settings_from
+from table_service.service.settings import ServeSettings, load_serve_settings
+
+METAVARS = {"mqtt": "URL", "db": "URL", "data_dir": "DIR", "host": "ADDR", "port": "PORT"}
+EXIT_IN_USE = 1
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "serve",
+        help="run the table service: every table live from MQTT, the records, the API",
+        description=(
+            "Follow every table under <base-topic>/+/event, judge it with the game mirror, "
+            "keep the records (SQLite in --data-dir, or PostgreSQL by --db URL) and serve the "
+            "API and WebSockets on --host:--port (127.0.0.1 unless told otherwise; OpenAPI at "
+            "/docs). Every option can also be set in the [serve] table of the --config TOML "
+            "file or as MJTABLE_SERVE_<OPTION>; the command line wins, then the environment, "
+            "then the file. Runs until SIGINT/SIGTERM; exit 2 on a bad configuration, 1 when "
+            "another service holds the SQLite database."
+        ),
+    )
+    add_settings_arguments(p, ServeSettings, "serve", METAVARS)
+    p.set_defaults(func=run)
+
+
+def serve_settings(args: argparse.Namespace) -> ServeSettings:
+    return settings_from(args, ServeSettings, load_serve_settings, "serve")
+
+
+def run(args: argparse.Namespace) -> int:
+    settings = serve_settings(args)
+    logging.basicConfig(
+        level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    try:
+        with single_writer(settings):
+            asyncio.run(serve(settings))
+    except BlockingIOError:
+        print(
+            f"serve: another mjtable serve holds {settings.database_url}; SQLite takes one "
+            "service process (use PostgreSQL for more)",
+            file=sys.stderr,
+        )
+        return EXIT_IN_USE
+    return 0
+
+
+@contextlib.contextmanager
+def single_writer(settings: ServeSettings) -> Iterator[None]:
+    """On SQLite, one service process per database: an exclusive lock on a file beside it."""
+    if settings.db is not None and not settings.db.startswith("sqlite"):
+        yield
+        return
+    import fcntl
+
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    path = settings.data_dir / "mjtable.lock" if settings.db is None else None
+    if path is None:
+        yield
+        return
+    with open(path, "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        yield
+
+
+async def serve(settings: ServeSettings) -> None:
+    """The service and its HTTP server in one loop; SIGINT/SIGTERM stop both."""
+    import uvicorn
+
+    from table_service.service.api import create_app
+    from table_service.service.live import Service
+    from table_service.store import Store
+
+    store = Store(settings.database_url)
+    service = Service(settings, store)
+    app = create_app(service, store)
+    config = uvicorn.Config(
+        app, host=settings.host, port=settings.port, log_level=settings.log_level.lower(),
+        lifespan="off",
+    )  # fmt: skip
+    server = uvicorn.Server(config)
+    server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
+    running = asyncio.create_task(service.run())
+    await service.ready.wait()
+    http = asyncio.create_task(server.serve())
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    stopper = asyncio.create_task(stop.wait())
+    await asyncio.wait({running, http, stopper}, return_when=asyncio.FIRST_COMPLETED)
+    server.should_exit = True
+    with contextlib.suppress(asyncio.TimeoutError):
+        await asyncio.wait_for(asyncio.shield(http), 5)
+    await cancel_and_wait([running, http, stopper])
+    store.close()
+    error = None if running.cancelled() else running.exception()
+    if error is not None:
+        raise error

@@ -1,0 +1,80 @@
+"""What the service tells a table: seat LEDs for whose move it is and who may claim, and an
+alert on the seat that broke a rule. Pure: mirror state in, bridge commands out."""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from table_service.mirror.records import Record, Violation
+from table_service.mirror.state import HandState
+from table_service.rules.table import SEATS, upper_seat
+from table_service.rules.tiles import is_flower_tile, tile_kind
+
+# Violation codes the table's alert catalogue names (docs/protocol.md AlertCode); a claim
+# refused for any rule is CLAIM_REFUSED, anything else OTHER.
+ALERTS: Final = {
+    "out_of_turn": "out_of_turn",
+    "wrong_end": "wrong_end",
+    "reserve_draw": "wrong_end",
+    "false_win": "false_win",
+    "passed_win": "false_win",
+    "chow_not_from_left": "claim_refused",
+    "late_claim": "claim_refused",
+    "dead_hand_claim": "claim_refused",
+    "passed_pong": "claim_refused",
+    "restriction_7": "claim_refused",
+    "restriction_8": "claim_refused",
+}
+
+
+def seat_modes(hand: HandState | None) -> list[str]:
+    """Each seat's LED: `turn` for the seat to move, `claim` for seats that may claim the
+    open discard (a win, a pong or kong, the 下家's chow), `off` otherwise."""
+    modes = ["off"] * SEATS
+    if hand is None or hand.phase != "play":
+        return modes
+    modes[hand.turn] = "turn"
+    pending = hand.pending
+    if pending is None or pending.closed or is_flower_tile(pending.tile):
+        return modes
+    kind = tile_kind(pending.tile)
+    for seat in range(SEATS):
+        s = hand.seats[seat]
+        if seat == pending.seat or s.dead:
+            continue
+        counts = s.counts()
+        open_claim = not pending.added_kong and not pending.next_drew
+        pong = open_claim and counts[kind] >= 2
+        chow = open_claim and upper_seat(seat) == pending.seat and _can_chow(counts, kind)
+        if seat in pending.winners or pong or chow:
+            modes[seat] = "claim"
+    return modes
+
+
+def _can_chow(counts: list[int], kind: int) -> bool:
+    if kind >= 27:
+        return False
+    pos = kind % 9
+    shapes = [(-2, -1), (-1, 1), (1, 2)]
+    return any(
+        0 <= pos + a <= 8 and 0 <= pos + b <= 8 and counts[kind + a] and counts[kind + b]
+        for a, b in shapes
+    )
+
+
+def led_commands(before: list[str], after: list[str]) -> list[dict[str, Any]]:
+    """SEAT_LED commands for the seats whose LED changes (a table is not flooded)."""
+    return [
+        {"command": "seat_led", "seat": seat, "mode": mode}
+        for seat, (was, mode) in enumerate(zip(before, after, strict=True))
+        if was != mode
+    ]
+
+
+def alert_commands(records: list[Record]) -> list[dict[str, Any]]:
+    """An ALERT on the offending seat for each violation."""
+    return [
+        {"command": "alert", "seat": r.seat, "code": ALERTS.get(r.code, "other"), "beeps": 2}
+        for r in records
+        if isinstance(r, Violation)
+    ]

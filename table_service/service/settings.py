@@ -1,0 +1,81 @@
+"""The service's settings: command line over environment (MJTABLE_SERVE_*) over TOML [serve]."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from firmware_bridge.settings import load_toml_settings
+
+
+class ServeSettings(BaseSettings):
+    """Everything `mjtable serve` needs; each field is also a --flag and a TOML key."""
+
+    model_config = SettingsConfigDict(env_prefix="MJTABLE_SERVE_", extra="forbid")
+
+    mqtt: str = Field("mqtt://127.0.0.1:1883", description="broker URL, mqtt:// or mqtts://")
+    mqtt_username: str | None = Field(None, description="broker user (or user@ in the URL)")
+    mqtt_password: SecretStr | None = Field(None, description="broker password")
+    db: str | None = Field(
+        None, description="database URL (postgresql://…); default SQLite in --data-dir"
+    )
+    data_dir: Path = Field(Path("mjtable-data"), description="where the SQLite database lives")
+    host: str = Field("127.0.0.1", description="address the API binds (0.0.0.0: every one)")
+    port: int = Field(8000, ge=0, le=65535, description="API port")
+    base_topic: str = Field("mjtable", description="topics are <base>/<table>/...")
+    client_id: str = Field("mjtable-service", description="MQTT client id prefix")
+    gap_timeout: float = Field(
+        30.0, gt=0, description="seconds a hole in a table's events may wait for a replay"
+    )
+    snapshot_every: int = Field(
+        500, ge=1, description="log entries between a table's snapshots (fast restarts)"
+    )
+    drive_table: bool = Field(
+        True, description="send SEAT_LED (whose move, who may claim) and ALERT to the tables"
+    )
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field("INFO")
+
+    @field_validator("mqtt")
+    @classmethod
+    def _mqtt_url(cls, value: str) -> str:
+        parts = urlsplit(value)
+        if parts.scheme not in ("mqtt", "mqtts") or not parts.hostname:
+            raise ValueError(f"mqtt: {value!r} is not mqtt://host[:port] or mqtts://host[:port]")
+        return value
+
+    @field_validator("db")
+    @classmethod
+    def _db_url(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        scheme = urlsplit(value).scheme.split("+")[0]
+        if scheme not in ("sqlite", "postgresql", "postgres"):
+            raise ValueError(f"db: {value!r} is not sqlite:///path or postgresql://…")
+        return value
+
+    @property
+    def broker(self) -> tuple[str, int, bool]:
+        """(host, port, tls) from the URL."""
+        parts = urlsplit(self.mqtt)
+        tls = parts.scheme == "mqtts"
+        return parts.hostname or "", parts.port or (8883 if tls else 1883), tls
+
+    @property
+    def credentials(self) -> tuple[str | None, str | None]:
+        parts = urlsplit(self.mqtt)
+        user = self.mqtt_username or parts.username
+        secret = self.mqtt_password.get_secret_value() if self.mqtt_password else parts.password
+        return user, secret
+
+    @property
+    def database_url(self) -> str:
+        return self.db or f"sqlite:///{self.data_dir / 'mjtable.db'}"
+
+
+def load_serve_settings(config: Path | None = None, **overrides: Any) -> ServeSettings:
+    """Settings from `overrides` (the command line), then env, then the [serve] table of TOML."""
+    return load_toml_settings(ServeSettings, "serve", config, overrides)

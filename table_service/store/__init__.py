@@ -1,0 +1,58 @@
+"""The service's records (issue 8): tables' logs, sessions, hands, money, rulings, tokens.
+
+`Store` is the one way in (SQLAlchemy 2 over SQLite or PostgreSQL, schema by Alembic);
+`api.py` is its spec, `rows.py` what its queries return.
+"""
+
+from table_service.store.api import Applied, Entry, EntryKind, Role
+from table_service.store.rows import (
+    CorrectionRow,
+    DecisionRow,
+    FaultRow,
+    HandRow,
+    LedgerRow,
+    NextDealRow,
+    PaymentRow,
+    SessionRow,
+    StandingRow,
+    TaiItem,
+    TokenRow,
+    ViolationRow,
+)
+from table_service.store.store import (
+    DuplicateEvent,
+    InvalidEntry,
+    NotFound,
+    Store,
+    StoreError,
+    alembic_config,
+    database_url,
+    token_hash,
+)
+
+__all__ = [
+    "Applied",
+    "CorrectionRow",
+    "DecisionRow",
+    "DuplicateEvent",
+    "Entry",
+    "EntryKind",
+    "FaultRow",
+    "HandRow",
+    "InvalidEntry",
+    "LedgerRow",
+    "NextDealRow",
+    "NotFound",
+    "PaymentRow",
+    "Role",
+    "SessionRow",
+    "StandingRow",
+    "Store",
+    "StoreError",
+    "TaiItem",
+    "TokenRow",
+    "ViolationRow",
+    "alembic_config",
+    "database_url",
+    "token_hash",
+]

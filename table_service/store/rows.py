@@ -1,0 +1,193 @@
+"""What the store's queries return (pydantic v2): the API serves these as its responses.
+
+Every field carries a description, so the API's schema documents itself. Times are
+Unix seconds (UTC). Codes and settlement kinds are the mirror's (docs/events.md) and
+kept as plain strings, so rows written under an older catalogue still read.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Status = Literal["open", "confirmed", "dismissed"]
+DecisionKind = Literal["confirmed", "dismissed"]
+CorrectionKind = Literal["penalty", "deal", "note"]
+Role = Literal["referee", "admin"]
+Wind = Literal["E", "S", "W", "N"]
+
+
+class _Row(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class SessionRow(_Row):
+    """A session at a table: who plays, the stakes, where the 將 stood at its start."""
+
+    id: int = Field(description="the session's id")
+    table: str = Field(description="the table it is played at")
+    players: list[str] = Field(description="the four players' names, by seat 0-3")
+    profile: str | dict[str, Any] = Field(
+        description="the rule profile: a preset's name, or its overrides"
+    )
+    base: int = Field(description="底: the base stake of a win")
+    per_tai: int = Field(description="台錢: the money per 台")
+    start_seat: int = Field(description="起莊位: the seat where the round-wind marker sits")
+    dealer: int = Field(description="the dealer's seat at the start")
+    streak: int = Field(description="連莊 N at the start")
+    round_wind: Wind = Field(description="the round wind at the start")
+    started_log_id: int = Field(description="the log entry that started it")
+    started_at: float = Field(description="when it started (Unix seconds)")
+    ended_log_id: int | None = Field(description="the log entry that ended it; null while open")
+    ended_at: float | None = Field(description="when it ended (Unix seconds); null while open")
+
+
+class TaiItem(_Row):
+    """One line of a win's 台 breakdown."""
+
+    id: str = Field(description="the item's id (docs/rules/taiwan16.md)")
+    tai: int = Field(description="the 台 it is worth")
+    name: str | None = Field(None, description="its Chinese name")
+    en: str | None = Field(None, description="its English name")
+
+
+class PaymentRow(_Row):
+    """One payment of a hand's settlement; serialized as `from`/`to` like the live record."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+    payer: int = Field(alias="from", description="the seat that pays")
+    payee: int = Field(alias="to", description="the seat that is paid")
+    amount: int = Field(description="the money")
+    tai: int = Field(description="the 台 it pays for")
+    dealer_tai: int = Field(description="the dealer's 台 in it (1 + 2N), or 0")
+
+
+class NextDealRow(_Row):
+    """Who deals the hand after this one."""
+
+    dealer: int = Field(description="the next dealer's seat")
+    streak: int = Field(description="連莊 N of the next hand")
+    round_wind: Wind = Field(description="the next hand's round wind")
+
+
+class HandRow(_Row):
+    """A hand the mirror scored and settled."""
+
+    id: int = Field(description="the hand's id")
+    table: str = Field(description="the table it was played at")
+    session_id: int | None = Field(description="its session; null when none was open")
+    log_id: int = Field(description="the log entry (event) that ended it")
+    boot_id: int = Field(description="the controller boot of the event that ended it")
+    seq: int = Field(description="the seq of the event that ended it")
+    at: float = Field(description="when it ended: the event's time (Unix seconds)")
+    hand_no: int = Field(description="the hand's number in its session, from 1")
+    round_wind: Wind = Field(description="the hand's round wind")
+    dealer: int = Field(description="the hand's dealer seat")
+    streak: int = Field(description="連莊 N of the hand")
+    result: str = Field(description="win, flower_win, false_win or drawn")
+    kind: str | None = Field(description="the settlement kind; null for a drawn hand")
+    seat: int | None = Field(description="the winner, or the offender of a false win")
+    payer: int | None = Field(description="the one seat that paid (a discard), if one did")
+    tai: int = Field(description="the hand's 台 (for a false win, its 牌面)")
+    dealer_tai: int = Field(description="1 + 2N when the dealer is a party, else 0")
+    items: list[TaiItem] = Field(description="the 台 breakdown")
+    codes: list[str] = Field(description="for a false win, the violation codes that made it")
+    net: list[int] = Field(description="each seat's money for the hand, summing to 0")
+    payments: list[PaymentRow] = Field(description="who paid whom")
+    next: NextDealRow | None = Field(description="the next deal; null when the 將 is over")
+
+
+class LedgerRow(_Row):
+    """One seat's money from a hand or a correction, with that seat's running total."""
+
+    id: int = Field(description="the line's id (the ledger's order)")
+    session_id: int = Field(description="the session")
+    table: str = Field(description="the table")
+    log_id: int = Field(description="the log entry it came from")
+    hand_id: int | None = Field(description="the hand, for a hand's line")
+    correction_id: int | None = Field(description="the correction, for a correction's line")
+    at: float = Field(description="when (the log entry's time, Unix seconds)")
+    seat: int = Field(description="the seat, 0-3")
+    player: str = Field(description="the player in that seat")
+    amount: int = Field(description="the money won (+) or paid (-)")
+    total: int = Field(description="the seat's running total up to and including this line")
+
+
+class StandingRow(_Row):
+    """One seat's standing in a session."""
+
+    seat: int = Field(description="the seat, 0-3")
+    player: str = Field(description="the player in that seat")
+    total: int = Field(description="the money won (+) or lost (-); the four sum to 0")
+    hands: int = Field(description="hands played in the session")
+    wins: int = Field(description="wins (flower wins included)")
+    self_draws: int = Field(description="of those, wins by self-draw (自摸)")
+    dealt_in: int = Field(description="hands this seat paid for a discard or a robbed kong (放槍)")
+    false_wins: int = Field(description="false wins (詐胡) declared by this seat")
+
+
+class DecisionRow(_Row):
+    """A referee's ruling on a violation; the latest one stands."""
+
+    id: int = Field(description="the decision's id")
+    violation_id: int = Field(description="the violation ruled on")
+    decision: DecisionKind = Field(description="confirmed or dismissed")
+    note: str = Field(description="the referee's note")
+    token_id: int | None = Field(description="the token of the referee who ruled")
+    at: float = Field(description="when (Unix seconds)")
+
+
+class ViolationRow(_Row):
+    """A breach the mirror flagged, with the referee's latest ruling."""
+
+    id: int = Field(description="the violation's id")
+    table: str = Field(description="the table")
+    session_id: int | None = Field(description="its session; null when none was open")
+    log_id: int = Field(description="the log entry whose judgement flagged it")
+    boot_id: int = Field(description="the controller boot of the event that is the breach")
+    seq: int = Field(description="the seq of the event that is the breach")
+    at: float = Field(description="when it was flagged (the log entry's time, Unix seconds)")
+    seat: int = Field(description="the offender's seat")
+    code: str = Field(description="the breach's code (taiwan16.md §3)")
+    detail: str = Field(description="a sentence for the referee")
+    status: Status = Field(description="open until ruled on, else the latest ruling")
+    decision: DecisionRow | None = Field(description="the latest ruling, if any")
+
+
+class FaultRow(_Row):
+    """An impossible event stream (a sensor, not a player)."""
+
+    id: int = Field(description="the fault's id")
+    table: str = Field(description="the table")
+    session_id: int | None = Field(description="its session; null when none was open")
+    log_id: int = Field(description="the log entry whose judgement found it")
+    boot_id: int = Field(description="the controller boot of the event concerned")
+    seq: int = Field(description="the seq of the event concerned")
+    at: float = Field(description="when it was found (the log entry's time, Unix seconds)")
+    code: str = Field(description="the fault's code (docs/events.md)")
+    detail: str = Field(description="what was impossible")
+
+
+class CorrectionRow(_Row):
+    """A referee's correction: a penalty, the next deal, or a note."""
+
+    id: int = Field(description="the correction's id")
+    table: str = Field(description="the table")
+    session_id: int | None = Field(description="its session; null when none was open")
+    log_id: int = Field(description="its log entry")
+    kind: CorrectionKind = Field(description="penalty, deal or note")
+    body: dict[str, Any] = Field(description="the correction as entered")
+    token_id: int | None = Field(description="the token of the referee who made it")
+    at: float = Field(description="when (Unix seconds)")
+
+
+class TokenRow(_Row):
+    """An API token (its secret is never stored, only its hash)."""
+
+    id: int = Field(description="the token's id")
+    role: Role = Field(description="referee or admin")
+    label: str = Field(description="who or what holds it")
+    created_at: float = Field(description="when it was made (Unix seconds)")
+    revoked_at: float | None = Field(description="when it was revoked; null while valid")

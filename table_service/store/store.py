@@ -1,0 +1,874 @@
+"""The service's records: one `Store` over SQLite (the default) or PostgreSQL.
+
+Synchronous on purpose: the service calls it from one writer thread per process
+(asyncio.to_thread), and every public method is one transaction, so a batch of log
+entries and everything the mirror concluded from them land together or not at all.
+The schema is built by the Alembic migrations in `migrations/` (`Store.migrate()`);
+`api.py` is the lead's spec this implements.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import secrets
+import time
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Final, Literal
+
+from alembic import command
+from alembic.config import Config
+from pydantic import ValidationError
+from sqlalchemy import Engine, Select, create_engine, event, func, inspect, select, text
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session, aliased
+from sqlalchemy.pool import StaticPool
+
+from firmware_bridge.messages import Event
+from table_service.mirror.records import Fault, HandRecord, Violation
+from table_service.mirror.session import SessionStart
+from table_service.store.api import Applied, Entry
+from table_service.store.models import (
+    CorrectionModel,
+    DecisionModel,
+    FaultModel,
+    HandModel,
+    LedgerLine,
+    Log,
+    SessionModel,
+    SnapshotModel,
+    TokenModel,
+    ViolationModel,
+)
+from table_service.store.rows import (
+    CorrectionRow,
+    DecisionRow,
+    FaultRow,
+    HandRow,
+    LedgerRow,
+    SessionRow,
+    StandingRow,
+    Status,
+    TokenRow,
+    ViolationRow,
+)
+
+SEATS: Final = 4
+DB_FILE: Final = "mjtable.db"
+MIGRATIONS: Final = Path(__file__).parent / "migrations"
+ENTRY_PAGE: Final = 500  # log rows read per query by entries(): a club day never sits in memory
+CORRECTION_KINDS: Final = ("penalty", "deal", "note")
+DECISIONS: Final = ("confirmed", "dismissed")
+ROLES: Final = ("referee", "admin")
+_MIGRATION_LOCK: Final = 0x6D6A7462  # "mjtb": one migrator at a time on PostgreSQL
+
+
+class StoreError(Exception):
+    """Anything the store refuses; the API maps its subclasses to status codes."""
+
+
+class DuplicateEvent(StoreError):
+    """The batch holds an event whose (table, boot_id, seq) is already stored: nothing of
+    the batch was written."""
+
+    def __init__(self, table: str, boot_id: int, seq: int) -> None:
+        super().__init__(f"event ({table}, {boot_id}, {seq}) is already stored")
+        self.key = (table, boot_id, seq)
+
+
+class NotFound(StoreError, LookupError):
+    """An id that names no row."""
+
+
+class InvalidEntry(StoreError, ValueError):
+    """An entry or record that cannot be stored as given (the caller's mistake)."""
+
+
+def database_url(url: str | URL) -> URL:
+    """The URL with its driver: `postgresql://` means psycopg 3, the one driver installed."""
+    parsed = make_url(url)
+    if parsed.drivername in ("postgresql", "postgres"):
+        parsed = parsed.set(drivername="postgresql+psycopg")
+    return parsed
+
+
+def make_engine(url: str | URL) -> Engine:
+    """An engine set up as the store needs it (SQLite: WAL, synchronous=NORMAL, foreign
+    keys on, and transactions it begins itself so writers take the lock up front)."""
+    parsed = database_url(url)
+    if parsed.get_backend_name() != "sqlite":
+        return create_engine(parsed, pool_pre_ping=True)
+    memory = parsed.database in (None, "", ":memory:")
+    if memory:  # one connection, or every query would see its own empty database
+        engine = create_engine(
+            parsed, poolclass=StaticPool, connect_args={"check_same_thread": False}
+        )
+    else:
+        engine = create_engine(parsed)
+
+    @event.listens_for(engine, "connect")
+    def _connect(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None  # pysqlite's own BEGIN is lazy: we emit ours
+        cursor = dbapi_connection.cursor()
+        if not memory:
+            cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA busy_timeout=10000")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _begin(connection: Any) -> None:
+        # A writer that read first and upgraded later could meet SQLITE_BUSY without
+        # waiting (another writer committed in between); IMMEDIATE takes the lock now.
+        write = connection.get_execution_options().get("mjtable_write", False)
+        connection.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
+
+    return engine
+
+
+def alembic_config(url: str | URL) -> Config:
+    """The Alembic configuration of the store's migrations (no alembic.ini needed); for a
+    new revision: `command.revision(alembic_config(url), autogenerate=True, message=…)`."""
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    rendered = database_url(url).render_as_string(hide_password=False)
+    config.set_main_option("sqlalchemy.url", rendered.replace("%", "%%"))
+    return config
+
+
+def token_hash(secret: str) -> str:
+    """The sha256 hex stored for a token's secret (the secret itself never is)."""
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+class Store:
+    """The service's records: the tables' logs and what the mirror concluded from them."""
+
+    def __init__(self, url: str | URL) -> None:
+        self.url = database_url(url)
+        self.engine = make_engine(self.url)
+        self._writer = self.engine.execution_options(mjtable_write=True)
+
+    @classmethod
+    def for_data_dir(cls, path: str | Path) -> Store:
+        """The default store: SQLite `mjtable.db` in the data directory (made if missing)."""
+        directory = Path(path)
+        directory.mkdir(parents=True, exist_ok=True)
+        return cls(f"sqlite:///{directory / DB_FILE}")
+
+    def migrate(self) -> None:
+        """Bring the schema to the newest migration (alembic upgrade head); idempotent."""
+        config = alembic_config(self.url)
+        with self._writer.begin() as connection:
+            if connection.dialect.name == "postgresql":
+                connection.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _MIGRATION_LOCK})
+            config.attributes["connection"] = connection
+            command.upgrade(config, "head")
+
+    def close(self) -> None:
+        """Release the connections."""
+        self.engine.dispose()
+
+    @contextmanager
+    def _read(self) -> Iterator[Session]:
+        with Session(self.engine, expire_on_commit=False) as session, session.begin():
+            yield session
+
+    @contextmanager
+    def _write(self) -> Iterator[Session]:
+        with Session(self._writer, expire_on_commit=False) as session, session.begin():
+            yield session
+
+    # --- the log --------------------------------------------------------------------
+
+    def append(
+        self, table: str, applied: Sequence[Applied], snapshot: bytes | None = None
+    ) -> list[int]:
+        """Store log entries and what the mirror concluded from each, in one transaction.
+
+        An event key already stored (or twice in the batch) raises DuplicateEvent and
+        writes nothing: the caller's mirror must not have applied it either. A session
+        started in the batch is the session of the batch's later entries that name
+        none (the caller cannot know its id yet). `snapshot` is kept at the last entry.
+        """
+        try:
+            with self._write() as session:
+                writer = _Append(session, table)
+                log_ids = [writer.entry(item) for item in applied]
+                if snapshot is not None:
+                    writer.snapshot(snapshot, log_ids[-1] if log_ids else None)
+                return log_ids
+        except IntegrityError as exc:
+            duplicate = self._duplicate(table, applied)
+            if duplicate is not None:
+                raise DuplicateEvent(table, *duplicate) from None
+            raise StoreError(f"refused by the database: {exc.orig}") from exc
+
+    def _duplicate(self, table: str, applied: Sequence[Applied]) -> tuple[int, int] | None:
+        keys = [(a.event.boot_id, a.event.seq) for a in applied if a.event is not None]
+        twice = [key for key, n in Counter(keys).items() if n > 1]
+        if twice:
+            return twice[0]
+        return next((key for key in keys if self.has_event(table, *key)), None)
+
+    def has_event(self, table: str, boot_id: int, seq: int) -> bool:
+        """Whether the event is stored: the consumer's idempotence on (table, boot_id, seq)."""
+        query = select(Log.id).where(Log.table == table, Log.boot_id == boot_id, Log.seq == seq)
+        with self._read() as session:
+            return session.scalar(query) is not None
+
+    def last_event_key(self, table: str) -> tuple[int, int] | None:
+        """The (boot_id, seq) of the table's last stored event, in log order: where a
+        restarted consumer asks the bridge to replay from."""
+        query = (
+            select(Log.boot_id, Log.seq)
+            .where(Log.table == table, Log.kind == "event")
+            .order_by(Log.id.desc())
+            .limit(1)
+        )
+        with self._read() as session:
+            row = session.execute(query).first()
+        if row is None or row.boot_id is None or row.seq is None:
+            return None
+        return (row.boot_id, row.seq)
+
+    def tables(self) -> list[str]:
+        """Every table with a log, by name."""
+        with self._read() as session:
+            return list(session.scalars(select(Log.table).distinct().order_by(Log.table)))
+
+    def latest_snapshot(self, table: str) -> tuple[int, bytes] | None:
+        """The table's newest snapshot and the log id it was taken at, to fold from there."""
+        query = (
+            select(SnapshotModel.log_id, SnapshotModel.data)
+            .where(SnapshotModel.table == table)
+            .order_by(SnapshotModel.log_id.desc(), SnapshotModel.id.desc())
+            .limit(1)
+        )
+        with self._read() as session:
+            row = session.execute(query).first()
+        return None if row is None else (row.log_id, bytes(row.data))
+
+    def entries(self, table: str, after_log_id: int = 0) -> Iterator[Entry]:
+        """The table's log after `after_log_id`, in log order, to fold the mirror over.
+
+        Read a page at a time (each page its own short read), so a long club day never
+        sits in memory and no transaction stays open while the caller folds; entries
+        appended meanwhile are yielded too (the log only grows at its end).
+        """
+        last = after_log_id
+        while True:
+            query = (
+                select(Log)
+                .where(Log.table == table, Log.id > last)
+                .order_by(Log.id)
+                .limit(ENTRY_PAGE)
+            )
+            with self._read() as session:
+                page = [_entry(row) for row in session.scalars(query)]
+            yield from page
+            if len(page) < ENTRY_PAGE:
+                return
+            last = page[-1].log_id
+
+    # --- sessions -------------------------------------------------------------------
+
+    def open_session(self, table: str) -> SessionRow | None:
+        """The table's session now in play, if any."""
+        with self._read() as session:
+            found = _open_session(session, table)
+            return None if found is None else _session_row(found)
+
+    def session(self, session_id: int) -> SessionRow | None:
+        """One session by id."""
+        with self._read() as session:
+            found = session.get(SessionModel, session_id)
+            return None if found is None else _session_row(found)
+
+    def sessions(self, table: str | None = None) -> list[SessionRow]:
+        """Every session (of one table, if named), oldest first."""
+        query = select(SessionModel).order_by(SessionModel.id)
+        if table is not None:
+            query = query.where(SessionModel.table == table)
+        with self._read() as session:
+            return [_session_row(row) for row in session.scalars(query)]
+
+    # --- hands and money ------------------------------------------------------------
+
+    def hands(
+        self,
+        table: str | None = None,
+        session_id: int | None = None,
+        limit: int | None = 100,
+        before_id: int | None = None,
+    ) -> list[HandRow]:
+        """Hands newest first, a page of `limit` (None: all) below `before_id`."""
+        query = _hands_query().order_by(HandModel.id.desc()).limit(limit)
+        if table is not None:
+            query = query.where(HandModel.table == table)
+        if session_id is not None:
+            query = query.where(HandModel.session_id == session_id)
+        if before_id is not None:
+            query = query.where(HandModel.id < before_id)
+        with self._read() as session:
+            return [_hand_row(hand, ts) for hand, ts in session.execute(query)]
+
+    def hand(self, hand_id: int) -> HandRow | None:
+        """One hand by id."""
+        with self._read() as session:
+            row = session.execute(_hands_query().where(HandModel.id == hand_id)).first()
+        return None if row is None else _hand_row(*row)
+
+    def ledger(self, session_id: int) -> list[LedgerRow]:
+        """The session's money line by line, each with its seat's running total; raises
+        NotFound for an unknown session."""
+        with self._read() as session:
+            _session_or_raise(session, session_id)
+            return _ledger(session, session_id)
+
+    def standings(self, session_id: int) -> list[StandingRow]:
+        """Each seat's money and record in the session (totals sum to 0); raises NotFound."""
+        with self._read() as session:
+            found = _session_or_raise(session, session_id)
+            return _standings(session, found)
+
+    # --- the referee's side ---------------------------------------------------------
+
+    def violations(
+        self, table: str | None = None, session_id: int | None = None, status: Status | None = None
+    ) -> list[ViolationRow]:
+        """Violations oldest first, each with its latest ruling; `status` filters on it."""
+        latest = (
+            select(DecisionModel.violation_id, func.max(DecisionModel.id).label("id"))
+            .group_by(DecisionModel.violation_id)
+            .subquery()
+        )
+        decision = aliased(DecisionModel)
+        query = (
+            select(ViolationModel, Log.ts, decision)
+            .join(Log, Log.id == ViolationModel.log_id)
+            .outerjoin(latest, latest.c.violation_id == ViolationModel.id)
+            .outerjoin(decision, decision.id == latest.c.id)
+            .order_by(ViolationModel.id)
+        )
+        if table is not None:
+            query = query.where(ViolationModel.table == table)
+        if session_id is not None:
+            query = query.where(ViolationModel.session_id == session_id)
+        if status == "open":
+            query = query.where(latest.c.id.is_(None))
+        elif status is not None:
+            query = query.where(decision.decision == status)
+        with self._read() as session:
+            rows = session.execute(query).all()
+        return [_violation_row(v, ts, d) for v, ts, d in rows]
+
+    def decide(
+        self, violation_id: int, decision: str, note: str = "", token_id: int | None = None
+    ) -> DecisionRow:
+        """Rule on a violation: a new row, the latest ruling wins; NotFound for an unknown
+        violation or token."""
+        if decision not in DECISIONS:
+            raise InvalidEntry(f"decision must be one of {', '.join(DECISIONS)}")
+        with self._write() as session:
+            if session.get(ViolationModel, violation_id) is None:
+                raise NotFound(f"no violation {violation_id}")
+            if token_id is not None and session.get(TokenModel, token_id) is None:
+                raise NotFound(f"no token {token_id}")
+            row = DecisionModel(
+                violation_id=violation_id,
+                decision=decision,
+                note=note,
+                token_id=token_id,
+                at=time.time(),
+            )
+            session.add(row)
+            session.flush()
+            return DecisionRow.model_validate(row, from_attributes=True)
+
+    def faults(self, table: str | None = None, session_id: int | None = None) -> list[FaultRow]:
+        """Faults oldest first."""
+        query = select(FaultModel, Log.ts).join(Log, Log.id == FaultModel.log_id)
+        if table is not None:
+            query = query.where(FaultModel.table == table)
+        if session_id is not None:
+            query = query.where(FaultModel.session_id == session_id)
+        with self._read() as session:
+            rows = session.execute(query.order_by(FaultModel.id)).all()
+        return [FaultRow.model_validate({**_columns(f), "at": ts}) for f, ts in rows]
+
+    def corrections(
+        self, table: str | None = None, session_id: int | None = None
+    ) -> list[CorrectionRow]:
+        """Corrections oldest first."""
+        query = select(CorrectionModel).order_by(CorrectionModel.id)
+        if table is not None:
+            query = query.where(CorrectionModel.table == table)
+        if session_id is not None:
+            query = query.where(CorrectionModel.session_id == session_id)
+        with self._read() as session:
+            return [
+                CorrectionRow.model_validate(row, from_attributes=True)
+                for row in session.scalars(query)
+            ]
+
+    # --- tokens ---------------------------------------------------------------------
+
+    def create_token(self, role: str, label: str) -> tuple[TokenRow, str]:
+        """A new token and its secret: the secret is returned here once and never stored."""
+        if role not in ROLES:
+            raise InvalidEntry(f"role must be one of {', '.join(ROLES)}")
+        secret = secrets.token_urlsafe(32)
+        with self._write() as session:
+            row = TokenModel(
+                role=role, label=label, hash=token_hash(secret), created_at=time.time()
+            )
+            session.add(row)
+            session.flush()
+            return TokenRow.model_validate(row, from_attributes=True), secret
+
+    def token_for(self, secret: str) -> TokenRow | None:
+        """The valid (not revoked) token with this secret, if any."""
+        query = select(TokenModel).where(
+            TokenModel.hash == token_hash(secret), TokenModel.revoked_at.is_(None)
+        )
+        with self._read() as session:
+            row = session.scalar(query)
+            return None if row is None else TokenRow.model_validate(row, from_attributes=True)
+
+    def revoke_token(self, token_id: int) -> TokenRow:
+        """Revoke a token (once: revoking it again keeps the first time); NotFound if unknown."""
+        with self._write() as session:
+            row = session.get(TokenModel, token_id)
+            if row is None:
+                raise NotFound(f"no token {token_id}")
+            if row.revoked_at is None:
+                row.revoked_at = time.time()
+            return TokenRow.model_validate(row, from_attributes=True)
+
+    def tokens(self) -> list[TokenRow]:
+        """Every token, revoked ones included (never their secrets)."""
+        with self._read() as session:
+            rows = session.scalars(select(TokenModel).order_by(TokenModel.id))
+            return [TokenRow.model_validate(row, from_attributes=True) for row in rows]
+
+    # --- exports --------------------------------------------------------------------
+
+    def export_session(self, session_id: int) -> dict[str, Any]:
+        """A session whole, JSON-ready: the session, its hands (oldest first), the ledger
+        and the standings; raises NotFound."""
+        query = _hands_query().where(HandModel.session_id == session_id).order_by(HandModel.id)
+        with self._read() as session:
+            found = _session_or_raise(session, session_id)
+            hands = [_hand_row(h, ts) for h, ts in session.execute(query)]
+            ledger = _ledger(session, session_id)
+            standings = _standings(session, found)
+            row = _session_row(found)
+        return {
+            "session": row.model_dump(mode="json"),
+            "hands": [h.model_dump(mode="json", by_alias=True) for h in hands],
+            "ledger": [line.model_dump(mode="json") for line in ledger],
+            "standings": [s.model_dump(mode="json") for s in standings],
+        }
+
+    def export_csv(self, session_id: int) -> str:
+        """The session as a spreadsheet: a row per hand (and per money correction) with each
+        seat's net, in log order, then the totals; raises NotFound."""
+        with self._read() as session:
+            found = _session_or_raise(session, session_id)
+            ledger = _ledger(session, session_id)
+            hands = {h.id: h for h in session.scalars(_session_hands(session_id))}
+            corrections = {
+                c.id: c
+                for c in session.scalars(
+                    select(CorrectionModel).where(CorrectionModel.session_id == session_id)
+                )
+            }
+            players = list(found.players)
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        head = ["hand", "time", "round_wind", "dealer", "streak", "result", "kind", "seat"]
+        writer.writerow([*head, "payer", "tai", *players])
+        for group in _groups(ledger):
+            first = group[0]
+            net = [0] * SEATS
+            for line in group:
+                net[line.seat] += line.amount
+            when = datetime.fromtimestamp(first.at, UTC).isoformat(timespec="seconds")
+            if first.hand_id is not None:
+                h = hands[first.hand_id]
+                info = [h.hand_no, when, h.round_wind, h.dealer, h.streak, h.result, h.kind]
+                info += [_blank(h.seat), _blank(h.payer), h.tai]
+            else:
+                c = corrections[first.correction_id or 0]
+                info = ["", when, "", "", "", "correction", c.kind, "", "", ""]
+            writer.writerow([*info, *net])
+        totals = [0] * SEATS
+        for line in ledger:
+            totals[line.seat] += line.amount
+        writer.writerow(["total", "", "", "", "", "", "", "", "", "", *totals])
+        return out.getvalue()
+
+
+# --- writing ----------------------------------------------------------------------------
+
+
+class _Append:
+    """One append's writes inside its transaction."""
+
+    def __init__(self, session: Session, table: str) -> None:
+        self.session = session
+        self.table = table
+        self.started: int | None = None  # a session started earlier in this batch
+
+    def entry(self, applied: Applied) -> int:
+        kind = applied.kind
+        if kind == "event":
+            event = applied.event
+            if event is None:
+                raise InvalidEntry("an entry of kind 'event' needs its event")
+            if event.table != self.table:
+                raise InvalidEntry(f"event of table {event.table!r} appended to {self.table!r}")
+            ts: float = event.ts
+            body: dict[str, Any] | None = event.body.model_dump(mode="json")
+            boot_id, seq = event.boot_id, event.seq
+        elif kind in ("session", "session_end", "correction"):
+            ts, body, boot_id, seq = time.time(), applied.body, None, None
+        else:
+            raise InvalidEntry(f"unknown entry kind {kind!r}")
+        session_id = applied.session_id if applied.session_id is not None else self.started
+        log = Log(
+            table=self.table,
+            kind=kind,
+            boot_id=boot_id,
+            seq=seq,
+            ts=ts,
+            body=body,
+            session_id=session_id,
+        )
+        self.session.add(log)
+        self.session.flush()
+        if kind == "session":
+            log.session_id = session_id = self._start(log)
+        elif kind == "session_end":
+            log.session_id = session_id = self._end(log, session_id)
+        elif kind == "correction":
+            self._correction(log, session_id)
+        for record in applied.records:
+            self._record(log, session_id, record)
+        self.session.flush()
+        return log.id
+
+    def _start(self, log: Log) -> int:
+        try:
+            start = SessionStart.model_validate(log.body or {})
+        except ValidationError as exc:
+            raise InvalidEntry(f"session body: {exc.errors()[0]['msg']}") from None
+        if start.table is not None and start.table != self.table:
+            raise InvalidEntry(f"session of table {start.table!r} appended to {self.table!r}")
+        previous = _open_session(self.session, self.table)
+        if previous is not None:  # a table has one session at a time: the new one ends it
+            previous.ended_log_id, previous.ended_at = log.id, log.ts
+        row = SessionModel(
+            table=self.table,
+            players=list(start.players),
+            profile=start.profile,
+            base=start.base,
+            per_tai=start.per_tai,
+            start_seat=start.start_seat,
+            dealer=start.dealer,
+            streak=start.streak,
+            round_wind=start.round_wind,
+            started_log_id=log.id,
+            started_at=log.ts,
+        )
+        self.session.add(row)
+        self.session.flush()
+        self.started = row.id
+        return row.id
+
+    def _end(self, log: Log, session_id: int | None) -> int:
+        if session_id is not None:
+            target = self.session.get(SessionModel, session_id)
+        else:
+            target = _open_session(self.session, self.table)
+        if target is None or target.table != self.table:
+            raise InvalidEntry(f"no session of table {self.table!r} to end")
+        if target.ended_log_id is not None:
+            raise InvalidEntry(f"session {target.id} has already ended")
+        target.ended_log_id, target.ended_at = log.id, log.ts
+        return target.id
+
+    def _correction(self, log: Log, session_id: int | None) -> None:
+        body = log.body or {}
+        kind = body.get("kind")
+        if kind not in CORRECTION_KINDS:
+            raise InvalidEntry(f"correction kind must be one of {', '.join(CORRECTION_KINDS)}")
+        token_id = body.get("token_id")
+        if token_id is not None and not isinstance(token_id, int):
+            raise InvalidEntry("correction token_id must be an integer")
+        if token_id is not None and self.session.get(TokenModel, token_id) is None:
+            raise InvalidEntry(f"correction token_id {token_id}: no such token")
+        lines = _ledger_lines(body.get("ledger"))
+        if lines and session_id is None:
+            raise InvalidEntry("a correction that moves money needs a session")
+        row = CorrectionModel(
+            table=self.table,
+            session_id=session_id,
+            log_id=log.id,
+            kind=kind,
+            body=body,
+            token_id=token_id,
+            at=log.ts,
+        )
+        self.session.add(row)
+        self.session.flush()
+        if session_id is not None:
+            players = self._players(session_id)
+            for seat, amount in lines:
+                self.session.add(
+                    LedgerLine(
+                        session_id=session_id,
+                        table=self.table,
+                        log_id=log.id,
+                        correction_id=row.id,
+                        seat=seat,
+                        player=players[seat],
+                        amount=amount,
+                    )
+                )
+
+    def _record(self, log: Log, session_id: int | None, record: object) -> None:
+        if not isinstance(record, HandRecord | Violation | Fault):
+            raise InvalidEntry(f"not a mirror record: {type(record).__name__}")
+        if record.table != self.table:
+            raise InvalidEntry(f"record of table {record.table!r} appended to {self.table!r}")
+        common = {
+            "table": self.table,
+            "session_id": session_id,
+            "log_id": log.id,
+            "boot_id": record.boot_id,
+            "seq": record.seq,
+        }
+        if isinstance(record, Violation):
+            self.session.add(
+                ViolationModel(**common, seat=record.seat, code=record.code, detail=record.detail)
+            )
+        elif isinstance(record, Fault):
+            self.session.add(FaultModel(**common, code=record.code, detail=record.detail))
+        else:
+            self._hand(common, record)
+
+    def _hand(self, common: dict[str, Any], record: HandRecord) -> None:
+        if len(record.net) != SEATS or sum(record.net) != 0:
+            raise InvalidEntry(f"hand {record.hand}: net {record.net} is not 4 sums to 0")
+        data = record.model_dump(mode="json", by_alias=True)
+        hand = HandModel(
+            **common,
+            hand_no=record.hand,
+            round_wind=record.round_wind,
+            dealer=record.dealer,
+            streak=record.streak,
+            result=record.result,
+            kind=record.kind,
+            seat=record.seat,
+            payer=record.payer,
+            tai=record.tai,
+            dealer_tai=record.dealer_tai,
+            items=data["items"],
+            codes=data["codes"],
+            net=data["net"],
+            payments=data["payments"],
+            next=data["next"],
+        )
+        self.session.add(hand)
+        self.session.flush()
+        session_id = common["session_id"]
+        if session_id is None:
+            return  # no session, no players: the hand stands, nobody's money moves
+        players = self._players(session_id)
+        for seat, amount in enumerate(record.net):
+            self.session.add(
+                LedgerLine(
+                    session_id=session_id,
+                    table=self.table,
+                    log_id=common["log_id"],
+                    hand_id=hand.id,
+                    seat=seat,
+                    player=players[seat],
+                    amount=amount,
+                )
+            )
+
+    def _players(self, session_id: int) -> list[str]:
+        found = self.session.get(SessionModel, session_id)
+        if found is None:
+            raise InvalidEntry(f"no session {session_id}")
+        return [str(p) for p in found.players]
+
+    def snapshot(self, data: bytes, log_id: int | None) -> None:
+        if log_id is None:
+            log_id = self.session.scalar(select(func.max(Log.id)).where(Log.table == self.table))
+            if log_id is None:
+                raise InvalidEntry(f"table {self.table!r} has no log entry to snapshot at")
+        self.session.add(SnapshotModel(table=self.table, log_id=log_id, data=data, at=time.time()))
+
+
+def _ledger_lines(value: object) -> list[tuple[int, int]]:
+    """A correction's `ledger`: [[seat, amount], …] summing to 0 (money only moves)."""
+    if value is None:
+        return []
+    lines: list[tuple[int, int]] = []
+    if isinstance(value, list):
+        for line in value:
+            if not (isinstance(line, list | tuple) and len(line) == 2):
+                break
+            seat, amount = line
+            if type(seat) is not int or type(amount) is not int or not 0 <= seat < SEATS:
+                break
+            lines.append((seat, amount))
+        else:
+            if sum(amount for _, amount in lines) == 0:
+                return lines
+    raise InvalidEntry("correction ledger must be [[seat 0-3, amount], …] summing to 0")
+
+
+# --- reading ----------------------------------------------------------------------------
+
+
+def _columns(row: object) -> dict[str, Any]:
+    mapper = inspect(row).mapper
+    return {attr.key: getattr(row, attr.key) for attr in mapper.column_attrs}
+
+
+def _entry(row: Log) -> Entry:
+    if row.kind == "event":
+        event = Event.model_validate(
+            {"table": row.table, "boot_id": row.boot_id, "seq": row.seq, "ts": row.ts}
+            | {"body": row.body}
+        )
+        return Entry(row.id, row.table, "event", event, None)
+    kind: Literal["session", "session_end", "correction"] = row.kind  # type: ignore[assignment]
+    return Entry(row.id, row.table, kind, None, row.body)
+
+
+def _open_session(session: Session, table: str) -> SessionModel | None:
+    query = (
+        select(SessionModel)
+        .where(SessionModel.table == table, SessionModel.ended_log_id.is_(None))
+        .order_by(SessionModel.id.desc())
+        .limit(1)
+    )
+    return session.scalar(query)
+
+
+def _session_or_raise(session: Session, session_id: int) -> SessionModel:
+    found = session.get(SessionModel, session_id)
+    if found is None:
+        raise NotFound(f"no session {session_id}")
+    return found
+
+
+def _session_row(row: SessionModel) -> SessionRow:
+    return SessionRow.model_validate(row, from_attributes=True)
+
+
+def _hands_query() -> Select[HandModel, float]:
+    return select(HandModel, Log.ts).join(Log, Log.id == HandModel.log_id)
+
+
+def _session_hands(session_id: int) -> Select[HandModel]:
+    return select(HandModel).where(HandModel.session_id == session_id).order_by(HandModel.id)
+
+
+def _hand_row(hand: HandModel, ts: float) -> HandRow:
+    return HandRow.model_validate({**_columns(hand), "at": ts})
+
+
+def _violation_row(v: ViolationModel, ts: float, d: DecisionModel | None) -> ViolationRow:
+    decision = None if d is None else DecisionRow.model_validate(d, from_attributes=True)
+    status = "open" if decision is None else decision.decision
+    return ViolationRow.model_validate(
+        {**_columns(v), "at": ts, "status": status, "decision": decision}
+    )
+
+
+def _ledger(session: Session, session_id: int) -> list[LedgerRow]:
+    query = (
+        select(LedgerLine, Log.ts)
+        .join(Log, Log.id == LedgerLine.log_id)
+        .where(LedgerLine.session_id == session_id)
+        .order_by(LedgerLine.id)
+    )
+    totals = [0] * SEATS
+    rows: list[LedgerRow] = []
+    for line, ts in session.execute(query):
+        totals[line.seat] += line.amount
+        rows.append(
+            LedgerRow.model_validate({**_columns(line), "at": ts, "total": totals[line.seat]})
+        )
+    return rows
+
+
+def _standings(session: Session, found: SessionModel) -> list[StandingRow]:
+    totals = dict(
+        session.execute(
+            select(LedgerLine.seat, func.sum(LedgerLine.amount))
+            .where(LedgerLine.session_id == found.id)
+            .group_by(LedgerLine.seat)
+        ).all()
+    )
+    counts = {key: Counter[int]() for key in ("wins", "self_draws", "dealt_in", "false_wins")}
+    played = 0
+    query = select(HandModel.result, HandModel.kind, HandModel.seat, HandModel.payer).where(
+        HandModel.session_id == found.id
+    )
+    for result, kind, seat, payer in session.execute(query):
+        played += 1
+        if result in ("win", "flower_win") and seat is not None:
+            counts["wins"][seat] += 1
+            if kind == "self_draw":
+                counts["self_draws"][seat] += 1
+            if kind in ("discard", "robbing_kong") and payer is not None:
+                counts["dealt_in"][payer] += 1
+        elif result == "false_win" and seat is not None:
+            counts["false_wins"][seat] += 1
+    return [
+        StandingRow(
+            seat=seat,
+            player=str(found.players[seat]),
+            total=int(totals.get(seat) or 0),
+            hands=played,
+            wins=counts["wins"][seat],
+            self_draws=counts["self_draws"][seat],
+            dealt_in=counts["dealt_in"][seat],
+            false_wins=counts["false_wins"][seat],
+        )
+        for seat in range(SEATS)
+    ]
+
+
+def _groups(ledger: list[LedgerRow]) -> Iterator[list[LedgerRow]]:
+    """The ledger's lines grouped by the hand or correction they came from, in order."""
+    group: list[LedgerRow] = []
+    for line in ledger:
+        if group and (line.hand_id, line.correction_id) != (
+            group[0].hand_id,
+            group[0].correction_id,
+        ):
+            yield group
+            group = []
+        group.append(line)
+    if group:
+        yield group
+
+
+def _blank(value: int | None) -> int | str:
+    return "" if value is None else value

@@ -1,0 +1,1 @@
+"""Tests of the service's records (table_service/store)."""

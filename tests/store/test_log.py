@@ -1,0 +1,145 @@
+"""The log: append in one transaction, idempotence on the event key, entries in log
+order, snapshots."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import func, select
+
+from firmware_bridge.messages import Event
+from table_service.mirror import Fault, Violation
+from table_service.store import Applied, DuplicateEvent, InvalidEntry, Store
+from table_service.store import store as store_module
+from table_service.store.models import FaultModel, HandModel, LedgerLine, Log, SessionModel
+from tests.store.conftest import Game, play
+
+SESSION = {"players": ["阿明", "Bea", "Chen", "Dora"], "base": 100, "per_tai": 20}
+
+
+def event(table: str, seq: int, boot_id: int = 7, ts: float = 1767225600.0) -> Event:
+    return Event.model_validate(
+        {"table": table, "boot_id": boot_id, "seq": seq, "ts": ts + seq, "body": {
+            "kind": "tile_drawn", "seat": seq % 4, "tile": seq % 144, "end": "front"}}
+    )  # fmt: skip
+
+
+def applied(table: str, *seqs: int, session_id: int | None = None) -> list[Applied]:
+    return [Applied("event", event(table, s), None, [], session_id) for s in seqs]
+
+
+def count(store: Store, model: type) -> int:
+    with store.engine.connect() as connection:
+        return int(connection.scalar(select(func.count()).select_from(model)) or 0)
+
+
+def test_append_returns_log_ids_in_order(store: Store) -> None:
+    first = store.append("t1", applied("t1", 1, 2, 3))
+    second = store.append("t1", applied("t1", 4))
+    assert first == sorted(first) and len(set(first)) == 3
+    assert second[0] > first[-1]
+    assert store.has_event("t1", 7, 2) and not store.has_event("t1", 7, 5)
+    assert not store.has_event("t2", 7, 2)
+    assert store.last_event_key("t1") == (7, 4)
+    assert store.last_event_key("nowhere") is None
+
+
+def test_entries_give_back_the_events_in_log_order(store: Store) -> None:
+    store.append("t1", [Applied("session", None, SESSION)])
+    opened = store.open_session("t1")
+    assert opened is not None
+    ids = store.append("t1", applied("t1", 1, 2, 3, session_id=opened.id))
+    store.append("t2", applied("t2", 1))
+    entries = list(store.entries("t1"))
+    assert [e.kind for e in entries] == ["session", "event", "event", "event"]
+    assert entries[0].body == SESSION and entries[0].event is None
+    assert [e.log_id for e in entries[1:]] == ids
+    assert [e.event for e in entries[1:]] == [event("t1", s) for s in (1, 2, 3)]
+    assert all(e.table == "t1" and e.body is None for e in entries[1:])
+    assert [e.log_id for e in store.entries("t1", after_log_id=ids[0])] == ids[1:]
+    assert list(store.entries("t1", after_log_id=ids[-1])) == []
+
+
+def test_entries_stream_page_by_page(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(store_module, "ENTRY_PAGE", 3)
+    ids = store.append("t1", applied("t1", *range(1, 11)))
+    stream = store.entries("t1")
+    assert next(stream).log_id == ids[0]
+    store.append("t1", applied("t1", 11))  # the log grows at its end while being read
+    assert [e.event.seq for e in stream if e.event] == list(range(2, 12))
+
+
+def test_the_boot_changes_and_the_log_keeps_its_order(store: Store) -> None:
+    store.append("t1", applied("t1", 1, 2))
+    store.append("t1", [Applied("event", event("t1", 1, boot_id=3), None)])
+    assert store.last_event_key("t1") == (3, 1)  # log order, not the largest key
+
+
+def test_a_duplicate_event_rolls_back_the_whole_batch(store: Store, ex01: Game) -> None:
+    session_id = play(store, ex01)
+    before = (count(store, Log), count(store, HandModel), count(store, LedgerLine))
+    batch = [
+        Applied("session", None, {**SESSION, "table": ex01.table}),
+        Applied("event", event(ex01.table, 500), None, []),
+        *ex01.applied(session_id)[-1:],  # stored already: the hand's last event
+    ]
+    with pytest.raises(DuplicateEvent) as caught:
+        store.append(ex01.table, batch, snapshot=b"never")
+    assert caught.value.key == (ex01.table, 1, ex01.events[-1][0].seq)
+    assert (count(store, Log), count(store, HandModel), count(store, LedgerLine)) == before
+    assert count(store, SessionModel) == 1
+    assert not store.has_event(ex01.table, 7, 500)
+    assert store.latest_snapshot(ex01.table) is None
+    assert store.open_session(ex01.table) is not None and store.open_session(
+        ex01.table
+    ) == store.session(session_id)
+
+
+def test_the_same_event_twice_in_one_batch_is_a_duplicate(store: Store) -> None:
+    with pytest.raises(DuplicateEvent):
+        store.append("t1", applied("t1", 1, 2, 1))
+    assert count(store, Log) == 0
+
+
+def test_an_entry_of_another_table_is_refused(store: Store) -> None:
+    with pytest.raises(InvalidEntry):
+        store.append("t1", applied("t1", 1) + applied("t2", 2))
+    with pytest.raises(InvalidEntry):
+        store.append("t1", [Applied("event", None, {"kind": "tile_drawn"})])
+    assert count(store, Log) == 0
+
+
+def test_records_name_their_own_event(store: Store) -> None:
+    """A violation found later names the earlier event that broke the rule."""
+    violation = Violation(
+        table="t1", boot_id=7, seq=1, seat=2, code="out_of_turn", detail="seat 2 drew early"
+    )
+    fault = Fault(table="t1", boot_id=7, seq=3, code="gap", detail="seq jumped")
+    store.append("t1", applied("t1", 1))
+    log_id = store.append("t1", [Applied("event", event("t1", 3), None, [violation, fault])])[0]
+    (v,) = store.violations("t1")
+    assert (v.boot_id, v.seq, v.log_id, v.seat, v.code) == (7, 1, log_id, 2, "out_of_turn")
+    assert v.status == "open" and v.decision is None and v.session_id is None
+    (f,) = store.faults(table="t1")
+    assert (f.boot_id, f.seq, f.log_id, f.code, f.detail) == (7, 3, log_id, "gap", "seq jumped")
+    assert f.at == event("t1", 3).ts
+    assert count(store, FaultModel) == 1
+
+
+def test_snapshots_round_trip_and_the_latest_wins(store: Store) -> None:
+    assert store.latest_snapshot("t1") is None
+    first = store.append("t1", applied("t1", 1, 2), snapshot=b"\x80\x04first\x00")
+    assert store.latest_snapshot("t1") == (first[-1], b"\x80\x04first\x00")
+    second = store.append("t1", applied("t1", 3), snapshot=bytes(range(256)) * 100)
+    assert store.latest_snapshot("t1") == (second[0], bytes(range(256)) * 100)
+    store.append("t1", [], snapshot=b"again")  # no new entry: taken at the last one
+    assert store.latest_snapshot("t1") == (second[0], b"again")
+    assert store.latest_snapshot("t2") is None
+    with pytest.raises(InvalidEntry):
+        store.append("t2", [], snapshot=b"nothing to take it at")
+
+
+def test_tables(store: Store) -> None:
+    assert store.tables() == []
+    store.append("t2", applied("t2", 1))
+    store.append("t1", [Applied("session", None, SESSION)])
+    assert store.tables() == ["t1", "t2"]
