@@ -60,18 +60,20 @@ def run(args: argparse.Namespace) -> int:
 
 @contextlib.contextmanager
 def single_writer(settings: ServeSettings) -> Iterator[None]:
-    """On SQLite, one service process per database: an exclusive lock on a file beside it."""
-    if settings.db is not None and not settings.db.startswith("sqlite"):
+    """On SQLite, one service process per database: an exclusive lock on a file beside it
+    (PostgreSQL takes several: each table is owned through an advisory lock)."""
+    from sqlalchemy.engine import make_url
+
+    url = make_url(settings.database_url)
+    if url.get_backend_name() != "sqlite" or not url.database:
         yield
         return
     import fcntl
+    from pathlib import Path
 
-    settings.data_dir.mkdir(parents=True, exist_ok=True)
-    path = settings.data_dir / "mjtable.lock" if settings.db is None else None
-    if path is None:
-        yield
-        return
-    with open(path, "w") as lock:
+    database = Path(url.database)
+    database.parent.mkdir(parents=True, exist_ok=True)
+    with open(database.with_name(database.name + ".lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         yield
 

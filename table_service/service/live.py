@@ -31,12 +31,18 @@ from table_service.rules import HandOutcome, Stakes, settle
 from table_service.rules.settlement import net
 from table_service.service.drive import alert_commands, led_commands, seat_modes
 from table_service.service.hub import Hub
+from table_service.service.ownership import Ownership, ownership_for
 from table_service.service.settings import ServeSettings
 from table_service.store import Applied, DuplicateEvent, Entry, InvalidEntry, Store
 
 log = logging.getLogger("table_service.service")
+CLAIM_EVERY = 2.0  # seconds between attempts to take over tables whose owner died
 RETRY_MAX = 5.0  # seconds between attempts to reach a database that is down
 OUTBOX = 20_000  # MQTT messages held while the broker is away (then the oldest go)
+
+
+class OwnedElsewhere(RuntimeError):
+    """A write for a table another service process follows (send it there)."""
 
 
 @dataclass
@@ -84,6 +90,9 @@ class Service:
         self._queue: asyncio.Queue[_Work] = asyncio.Queue()
         self._outbox: asyncio.Queue[tuple[str, str, int, bool]] = asyncio.Queue(OUTBOX)
         self._consumer: Consumer | None = None
+        self.ownership: Ownership = Ownership()
+        self._elsewhere: set[str] = set()  # tables another process owns (we stand by)
+        self._bridges: dict[str, tuple[bool | None, dict[str, Any] | None]] = {}
         self._client: aiomqtt.Client | None = None
         self.base = settings.base_topic
 
@@ -120,8 +129,12 @@ class Service:
     async def run(self) -> None:
         """Restore every table, then follow the broker until cancelled."""
         await asyncio.to_thread(self.store.migrate)
+        self.ownership = await asyncio.to_thread(ownership_for, self.settings.database_url)
         for table in await asyncio.to_thread(self.store.tables):
-            self.tables[table] = await asyncio.to_thread(self._restore, table)
+            if await asyncio.to_thread(self.ownership.claim, table):
+                self.tables[table] = await asyncio.to_thread(self._restore, table)
+            else:
+                self._elsewhere.add(table)  # another process follows it; we stand by
         host, port, _tls = self.settings.broker
         user, secret = self.settings.credentials
         consumer = self._consumer = Consumer(
@@ -142,6 +155,7 @@ class Service:
             asyncio.create_task(consumer.run(), name="consumer"),
             asyncio.create_task(self._writer(), name="writer"),
             asyncio.create_task(self._mqtt(), name="mqtt"),
+            asyncio.create_task(self._claimer(), name="claimer"),
         ]
         try:
             await consumer.subscribed.wait()  # nothing published from here on is missed
@@ -149,6 +163,7 @@ class Service:
             await asyncio.gather(*tasks)
         finally:
             await cancel_and_wait(tasks)
+            await asyncio.to_thread(self.ownership.close)
 
     def _restore(self, table: str) -> TableRunner:
         """Fold a table's log from its last snapshot: the state it had when it stopped."""
@@ -197,16 +212,63 @@ class Service:
                 batch.append(self._queue.get_nowait())
             pending: dict[str, list[tuple[Applied, _Work]]] = {}
             for work in batch:
+                if work.kind == "adopt":
+                    self._elsewhere.discard(work.table)
+                    if work.table not in self.tables:
+                        await self._adopt(work.table, pending)
+                    continue
                 if work.kind != "event":
                     await self._flush(pending)  # a service entry is stored alone, in order
                     await self._service_entry(work)
                     continue
+                if work.table not in self.tables and not await self._adopt(work.table, pending):
+                    continue  # owned by another process, or taken over: the bridge replays
                 runner = await self._runner_with_session(work.table, pending)
                 assert work.event is not None
                 records = runner.mirror.apply(work.event)
                 applied = Applied("event", work.event, None, records, runner.session_id)
                 pending.setdefault(work.table, []).append((applied, work))
             await self._flush(pending)
+
+    async def _adopt(self, table: str, pending: dict[str, list[tuple[Applied, _Work]]]) -> bool:
+        """Own a table heard of now; True when its event at hand may be applied at once.
+
+        A table new to the records is followed from here. One with records (another
+        process owned it and died) is rebuilt from them, and the bridge is asked for
+        everything after the last stored event: the event at hand comes again in order.
+        """
+        if table in self._elsewhere or not await asyncio.to_thread(self.ownership.claim, table):
+            self._elsewhere.add(table)
+            return False
+        await self._flush(pending)
+        key = await asyncio.to_thread(self.store.last_event_key, table)
+        runner = await asyncio.to_thread(self._restore, table)
+        runner.online, runner.link = self._bridges.get(table, (None, None))
+        self.tables[table] = runner
+        self._elsewhere.discard(table)
+        if key is None:
+            return True
+        log.warning("table %s: taken over from the records; replaying after %s", table, key)
+        if self._consumer is not None:
+            self._consumer.order.tables.pop(table, None)
+            self._consumer.order.resume(table, *key)
+            await self._consumer.request_replay(table, key)
+        return False
+
+    async def _claimer(self) -> None:
+        """Every CLAIM_EVERY seconds: take the tables whose owner died; give all up if our
+        lock connection broke (another process may own them now)."""
+        while True:
+            await asyncio.sleep(CLAIM_EVERY)
+            if not await asyncio.to_thread(self.ownership.alive):
+                log.error("ownership lost: following no table until the locks are back")
+                self._elsewhere.update(self.tables)
+                self.tables.clear()
+                continue
+            for table in sorted(self._elsewhere):
+                if await asyncio.to_thread(self.ownership.claim, table):
+                    self._elsewhere.discard(table)
+                    await self._queue.put(_Work(table, "adopt"))
 
     async def _runner_with_session(
         self, table: str, pending: dict[str, list[tuple[Applied, _Work]]]
@@ -261,9 +323,13 @@ class Service:
     async def _service_entry(self, work: _Work) -> None:
         """A session start or end, or a correction: applied to the mirror, stored, answered."""
         table = work.table
+        if table not in self.tables:
+            await self._adopt(table, {})
         runner = self.tables.get(table)
         if runner is None:
-            runner = self.tables[table] = TableRunner(table, TableMirror(table))
+            if work.reply is not None and not work.reply.done():
+                work.reply.set_exception(OwnedElsewhere(f"another service process owns {table!r}"))
+            return
         body = dict(work.body or {})
         result: Any = None
         try:
@@ -367,14 +433,16 @@ class Service:
             if len(parts) < 4:
                 continue
             table = parts[-3]
-            runner = self.tables.get(table)
-            if runner is None:
-                runner = self.tables[table] = TableRunner(table, TableMirror(table))
+            online, link = self._bridges.get(table, (None, None))
             raw = message.payload
             payload = bytes(raw) if isinstance(raw, bytes | bytearray) else str(raw).encode()
             if parts[-1] == "availability":
-                runner.online = payload.decode(errors="replace") == "online"
+                online = payload.decode(errors="replace") == "online"
             else:
                 with contextlib.suppress(ValueError):
-                    runner.link = json.loads(payload)
-            self.hub.publish(table, {"type": "state", "table": table, "state": runner.state()})
+                    link = json.loads(payload)
+            self._bridges[table] = (online, link)
+            runner = self.tables.get(table)
+            if runner is not None:
+                runner.online, runner.link = online, link
+                self.hub.publish(table, {"type": "state", "table": table, "state": runner.state()})
