@@ -7,6 +7,7 @@ events lost, duplicates delivered, and mismatches with the ground truth.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import logging
 import resource
@@ -23,6 +24,7 @@ from firmware_bridge.settings import BridgeSettings
 from firmware_bridge.stopping import cancel_and_wait
 from hil_tests.broker import OwnedBroker
 from hil_tests.recorder import Received, Recorder, compare
+from hil_tests.service_end import ServiceEnd, StoredTally, scratch_schema
 from hil_tests.simulator.controller import Controller
 from hil_tests.simulator.faults import Faults
 from hil_tests.simulator.hand import HandResult
@@ -56,6 +58,8 @@ class SoakConfig:
     mqtt: str | None = None  # an external broker; None starts one
     speed: float = 0.0
     violations: Any = 0.0  # simulator.violations.Violations (a bare rate: every code on)
+    service: bool = True  # the real table service at the far end too, its records compared
+    db: str | None = None  # its database: SQLite in the workdir unless a URL is given
 
 
 def boot_id_for(seed: int, table: int) -> int:
@@ -91,6 +95,12 @@ async def run_soak(cfg: SoakConfig) -> dict[str, Any]:
     )  # fmt: skip
     tasks = [asyncio.create_task(recorder.run())]
     await asyncio.wait_for(recorder.subscribed.wait(), 15)
+    ends = contextlib.AsyncExitStack()
+    service: ServiceEnd | None = None
+    if cfg.service:
+        db_url = cfg.db or f"sqlite:///{cfg.workdir / 'service.db'}"
+        db_url = ends.enter_context(scratch_schema(db_url, base.replace("-", "_")))
+        service = await ends.enter_async_context(ServiceEnd(url, base, db_url, results))
     tables: list[tuple[str, SimulatedTable, Bridge]] = []
     started = time.monotonic()
     restarts = 0
@@ -142,19 +152,28 @@ async def run_soak(cfg: SoakConfig) -> dict[str, Any]:
         if not complete:
             notes.append("the far end stopped short of the sent count before the timeout")
         await asyncio.sleep(0.3)  # let late duplicates show themselves
+        stored = None
+        if service is not None and not await service.drained(_last_keys(tables), DRAIN_TIMEOUT):
+            notes.append("the service stopped short of the sent events before the timeout")
         elapsed = time.monotonic() - started
         far.finish()
+        if service is not None:
+            truths = {name: (table.results, breaches(table)) for name, table, _ in tables}
+            stored = await asyncio.to_thread(service.compare, truths, far)
+            notes += stored.notes[:20]
         return _summary(
             cfg,
             tables,
             recorder,
             far,
+            stored,
             restarts,
             elapsed,
             notes,
             url if broker is None else ("mosquitto" if broker.persistent else "amqtt"),
         )
     finally:
+        await ends.aclose()
         await cancel_and_wait(tasks)
         await recorder.forget()
         for _, table, _ in tables:
@@ -186,6 +205,15 @@ async def _drain(recorder: Recorder, tables: list[tuple[str, SimulatedTable, Bri
     return False
 
 
+def _last_keys(tables: list[tuple[str, SimulatedTable, Bridge]]) -> dict[str, tuple[int, int]]:
+    """Each table's last event sent: (its last boot, that boot's count)."""
+    keys = {}
+    for name, table, _ in tables:
+        boot_id, messages = list(table.sent.by_boot.items())[-1]
+        keys[name] = (boot_id, len(messages))
+    return keys
+
+
 def breaches(table: SimulatedTable) -> list[Breach]:
     """The rule breaches the table's bots committed, keyed by the event they sent for each."""
     key_of = {
@@ -206,6 +234,7 @@ def _summary(
     tables: list[tuple[str, SimulatedTable, Bridge]],
     recorder: Recorder,
     far: FarEnd,
+    stored: StoredTally | None,
     restarts: int,
     elapsed: float,
     notes: list[str],
@@ -251,6 +280,11 @@ def _summary(
         "bridge": bridges,
         "notes": notes,
         **tally.to_json(),
+        "service": None if stored is None else stored.to_json(),
+        "service_mismatches": 0 if stored is None else stored.service_mismatches,
+        "ledger_mismatches": 0 if stored is None else stored.ledger_mismatches,
+        "stored_violations_missed": 0 if stored is None else stored.tally.violations_missed,
+        "stored_violations_false": 0 if stored is None else stored.tally.violations_false,
         "events_lost": lost,
         "duplicates_delivered": duplicates,
         "mismatches": mismatched,

@@ -125,6 +125,20 @@ class Tally:
         }
 
 
+def deal_correction(last: HandResult | None) -> dict[str, Any] | None:
+    """The referee's correction after a hand the sensors misread: the deal the truth says
+    follows it (a `deal` correction body, as the service's API takes), else None."""
+    if last is None or not last.injected:
+        return None
+    following = last.deal.next(hand_end(last))
+    if following is None:
+        return None
+    return {
+        "kind": "deal", "dealer": following.dealer, "streak": following.streak,
+        "round_wind": following.round_wind, "note": "sensor misread: the referee's deal",
+    }  # fmt: skip
+
+
 @dataclass
 class Judged:
     """One hand as the mirror closed it: its record and a copy of its final picture."""
@@ -166,11 +180,11 @@ class FarEnd:
         """Correct the deal after a hand whose sensors were wrong (a misread)."""
         done = len(self.judged.get(mirror.table, []))
         last = self.truth(mirror.table, done - 1) if self.truth and done else None
-        if last is None or not last.injected:
-            return
-        following = last.deal.next(hand_end(last))
-        if following is not None:
-            mirror.correct_deal(following.dealer, following.streak, following.round_wind)
+        correction = deal_correction(last)
+        if correction is not None:
+            mirror.correct_deal(
+                correction["dealer"], correction["streak"], correction["round_wind"]
+            )
             self.corrected += 1
 
     def finish(self) -> None:

@@ -26,6 +26,8 @@ from mjtable.commands.score import add_profile_option, load_profile
 VERDICT_KEYS = (
     "events_lost", "duplicates_delivered", "mismatches",
     "mirror_mismatches", "violations_missed", "violations_false",
+    "service_mismatches", "ledger_mismatches", "stored_violations_missed",
+    "stored_violations_false",
 )  # fmt: skip
 DEFAULT_PTY = "mjtable-sim.tty"
 
@@ -66,6 +68,17 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="all (default), or a comma list of: " + ", ".join(SUPPORTED))  # fmt: skip
     p.add_argument("--mqtt", metavar="URL", help="soak: an external broker (default: start one)")
     p.add_argument("--workdir", type=Path, help="soak: keep ptys, outboxes, broker files here")
+    p.add_argument(
+        "--db",
+        metavar="URL",
+        help="soak: the table service's database (default SQLite in the workdir)",
+    )
+    p.add_argument(
+        "--no-service",
+        dest="service",
+        action="store_false",
+        help="soak: judge with the bare mirror only, no table service and records",
+    )
     add_profile_option(p)
     p.set_defaults(func=run)
 
@@ -95,6 +108,7 @@ async def _soak(args: argparse.Namespace, faults: Faults, violations: Violations
         config = SoakConfig(
             hands=hands, workdir=workdir, tables=args.tables, faults=faults, seed=args.seed,
             mqtt=args.mqtt, speed=args.speed or 0.0, violations=violations,
+            service=args.service, db=args.db,
         )  # fmt: skip
         summary = await run_soak(config)
     print(json.dumps(summary, ensure_ascii=False), flush=True)

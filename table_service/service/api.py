@@ -2,21 +2,26 @@
 
 Reads are public (the scoreboard); writes need a bearer token with a role: `referee`
 (decide violations, enter corrections and penalties) or `admin` (also sessions and
-tokens). Every error is a JSON `{"error": …}` with a precise 4xx status.
+tokens). Every error is a JSON `{"error": …}` with a precise 4xx status (a body or a
+parameter that does not validate: 422, with `detail` naming each field at fault), and
+every route declares in the schema the errors it can give.
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import Annotated, Any, Literal, cast
+from collections.abc import Callable
+from typing import Annotated, Any, Final, Literal, cast
 
 from fastapi import Depends, FastAPI, HTTPException, Path, Query, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, PlainTextResponse
+from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.websockets import WebSocketDisconnect
 
+from firmware_bridge.stopping import cancel_and_wait
 from table_service.mirror.session import SessionStart
 from table_service.service.hub import RESYNC
 from table_service.service.live import Service
@@ -25,6 +30,7 @@ from table_service.store import (
     DecisionRow,
     FaultRow,
     HandRow,
+    InvalidEntry,
     LedgerRow,
     NotFound,
     SessionRow,
@@ -34,13 +40,40 @@ from table_service.store import (
     ViolationRow,
 )
 
-TableName = Annotated[str, Path(pattern=r"^[A-Za-z0-9_-]{1,32}$", description="table id")]
+# Row ids are 32-bit integers in PostgreSQL: a larger one names no row, and must not
+# reach the database (which refuses it as out of range, a 500).
+MAX_ID: Final = 2**31 - 1
+TABLE_PATTERN: Final = r"^[A-Za-z0-9_-]{1,32}$"
+# Text the database can keep: PostgreSQL refuses NUL in text, and a name or a label is
+# one line.
+GONE: Final = (WebSocketDisconnect, OSError, RuntimeError)  # a client that went mid-send
+NO_NUL: Final = r"^[^\x00]*$"
+ONE_LINE: Final = r"^[^\x00-\x1f\x7f]*$"
+
+TableName = Annotated[str, Path(pattern=TABLE_PATTERN, description="table id")]
+TableFilter = Annotated[
+    str | None, Query(pattern=TABLE_PATTERN, description="only this table's (a table id)")
+]
+SessionFilter = Annotated[int | None, Query(ge=1, le=MAX_ID, description="only this session's")]
+HandId = Annotated[int, Path(ge=1, le=MAX_ID, description="a hand's id")]
+SessionId = Annotated[int, Path(ge=1, le=MAX_ID, description="a session's id")]
+ViolationId = Annotated[int, Path(ge=1, le=MAX_ID, description="a violation's id")]
+TokenId = Annotated[int, Path(ge=1, le=MAX_ID, description="a token's id")]
 Role = Literal["referee", "admin"]
+Player = Annotated[str, Field(min_length=1, max_length=64, pattern=ONE_LINE)]
+Note = Annotated[str, Field(max_length=500, pattern=NO_NUL)]
+
+
+class FieldError(BaseModel):
+    loc: list[str | int] = Field(description="where: body/query/path, then the field's path")
+    msg: str = Field(description="what is wrong with it")
 
 
 class ErrorBody(BaseModel):
     error: str = Field(description="what was wrong, in one sentence")
-    detail: Any = Field(None, description="the fields at fault, for a body that did not validate")
+    detail: list[FieldError] | None = Field(
+        None, description="the fields at fault, for a request that did not validate"
+    )
 
 
 class _Body(BaseModel):
@@ -50,8 +83,10 @@ class _Body(BaseModel):
 class SessionBody(_Body):
     """A session's start (replay-format.md's `session` body; the table is the path's)."""
 
-    players: tuple[str, str, str, str] = ("0", "1", "2", "3")
-    profile: str | dict[str, Any] = "mjonline"
+    players: tuple[Player, Player, Player, Player] = ("0", "1", "2", "3")
+    profile: str | dict[str, Any] = Field(
+        "mjonline", description="a preset's name (mjonline, seed001) or a profile's keys"
+    )
     base: int = Field(100, ge=0, le=1_000_000)
     per_tai: int = Field(20, ge=0, le=1_000_000)
     start_seat: int = Field(0, ge=0, le=3)
@@ -59,10 +94,21 @@ class SessionBody(_Body):
     streak: int = Field(0, ge=0, le=100)
     round_wind: Literal["E", "S", "W", "N"] = "E"
 
+    @field_validator("profile")
+    @classmethod
+    def _known_profile(cls, value: str | dict[str, Any]) -> str | dict[str, Any]:
+        try:
+            SessionStart(profile=value)
+        except ValidationError as exc:
+            raise ValueError(exc.errors()[0]["msg"].removeprefix("Value error, ")) from None
+        except Exception as exc:  # a value the profile code did not foresee (a list, …)
+            raise ValueError(f"not a rule profile ({exc})") from None
+        return value
+
 
 class DecisionBody(_Body):
     decision: Literal["confirmed", "dismissed"]
-    note: str = Field("", max_length=500)
+    note: Note = ""
 
 
 class DealCorrection(_Body):
@@ -72,7 +118,7 @@ class DealCorrection(_Body):
     dealer: int = Field(ge=0, le=3)
     streak: int = Field(ge=0, le=100)
     round_wind: int = Field(ge=0, le=3, description="0 東 … 3 北")
-    note: str = Field("", max_length=500)
+    note: Note = ""
 
 
 class PenaltyCorrection(_Body):
@@ -81,12 +127,12 @@ class PenaltyCorrection(_Body):
     kind: Literal["penalty"]
     seat: int = Field(ge=0, le=3, description="the offender")
     tai: int = Field(0, ge=0, le=100, description="the 牌面 the penalty is paid on")
-    reason: str = Field(max_length=200)
+    reason: str = Field(max_length=200, pattern=NO_NUL)
 
 
 class NoteCorrection(_Body):
     kind: Literal["note"]
-    note: str = Field(min_length=1, max_length=500)
+    note: str = Field(min_length=1, max_length=500, pattern=NO_NUL)
 
 
 Correction = Annotated[
@@ -96,7 +142,7 @@ Correction = Annotated[
 
 class TokenBody(_Body):
     role: Role
-    label: str = Field("", max_length=100)
+    label: str = Field("", max_length=100, pattern=ONE_LINE)
 
 
 class NewToken(BaseModel):
@@ -113,45 +159,139 @@ class Created(BaseModel):
     id: int
 
 
+class Health(BaseModel):
+    status: Literal["ok"]
+    tables: int = Field(description="tables the service follows")
+
+
+# --- the errors each route declares --------------------------------------------------------
+
+_ERROR: Final[dict[str, Any]] = {"model": ErrorBody}
+_UNAUTHORIZED: Final[dict[str, Any]] = {
+    "model": ErrorBody,
+    "description": "no bearer token, or an unknown or revoked one",
+    "headers": {"WWW-Authenticate": {"schema": {"type": "string"}, "description": "Bearer"}},
+}
+
+
+def errors(*codes: int) -> dict[int | str, dict[str, Any]]:
+    """The `responses` of a route that can give these error statuses."""
+    described = {
+        400: "a body that could not be read (not UTF-8)",
+        403: "the token's role may not do this",
+        404: "no such table, session, hand, violation or token",
+        409: "the table is not in a state that allows it",
+        422: "a parameter or body that does not validate (`detail` names the fields)",
+    }
+    return {
+        code: _UNAUTHORIZED if code == 401 else {**_ERROR, "description": described[code]}
+        for code in codes
+    }
+
+
+READ: Final = errors(422)  # query parameters only
+READ_ONE: Final = errors(404, 422)
+REFEREE: Final = errors(400, 401, 404, 422)
+ADMIN: Final = errors(400, 401, 403, 422)
+
+# --- tokens --------------------------------------------------------------------------------
+
+_bearer = HTTPBearer(
+    auto_error=False,
+    description="a token from `mjtable token create` or POST /api/tokens",
+)
+
+
+async def _authorize(
+    store: Store, credentials: HTTPAuthorizationCredentials | None, needed: Role
+) -> TokenRow:
+    if credentials is None:
+        raise HTTPException(401, "a bearer token is needed", {"WWW-Authenticate": "Bearer"})
+    token = await asyncio.to_thread(store.token_for, credentials.credentials)
+    if token is None:
+        raise HTTPException(401, "unknown or revoked token", {"WWW-Authenticate": "Bearer"})
+    if needed == "admin" and token.role != "admin":
+        raise HTTPException(403, f"this needs the admin role; the token is {token.role}")
+    return token
+
+
+def _needs(role: Role) -> Callable[..., Any]:
+    """A dependency that passes a token of `role` (an admin may do what a referee does)."""
+
+    async def check(
+        request: Request,
+        credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+    ) -> TokenRow:
+        return await _authorize(request.app.state.store, credentials, role)
+
+    return check
+
+
+RefereeToken = Annotated[TokenRow, Depends(_needs("referee"))]
+AdminToken = Annotated[TokenRow, Depends(_needs("admin"))]
+
+
 def create_app(service: Service, store: Store) -> FastAPI:
-    """The app over a running service and its store."""
+    """The app over a running service and its store (the app runs in the service's loop)."""
     app = FastAPI(
         title="mjtable",
         description="Live state, records and referee tools of automatic mahjong tables "
         "(Taiwanese 16-tile rules).",
         version="1",
-        responses={400: {"model": ErrorBody}, 404: {"model": ErrorBody}, 422: {"model": ErrorBody}},
     )
-    bearer = HTTPBearer(auto_error=False)
+    app.state.service = service
+    app.state.store = store
+    needs: dict[Any, Role] = {}  # each guarded endpoint and the role it needs
+
+    def guarded(role: Role) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        """Mark an endpoint that takes a token (the same role as its token parameter's)."""
+
+        def mark(endpoint: Callable[..., Any]) -> Callable[..., Any]:
+            needs[endpoint] = role
+            return endpoint
+
+        return mark
 
     async def db(call: Any, *args: Any, **kwargs: Any) -> Any:
         return await asyncio.to_thread(call, *args, **kwargs)
 
-    def role(needed: Role) -> Any:
-        async def check(
-            credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
-        ) -> TokenRow:
-            if credentials is None:
-                raise HTTPException(401, "a bearer token is needed", {"WWW-Authenticate": "Bearer"})
-            token = await db(store.token_for, credentials.credentials)
-            if token is None:
-                raise HTTPException(401, "unknown or revoked token", {"WWW-Authenticate": "Bearer"})
-            if needed == "admin" and token.role != "admin":
-                raise HTTPException(403, f"this needs the admin role; the token is {token.role}")
-            return cast(TokenRow, token)
+    def error(status: int, message: str, **extra: Any) -> JSONResponse:
+        return JSONResponse({"error": message, **extra}, status)
 
-        return Depends(check)
+    async def denied(request: Request) -> JSONResponse | None:
+        """A write is refused for its token before anything else is said about it."""
+        needed = needs.get(request.scope.get("endpoint"))
+        if needed is None:
+            return None
+        try:
+            await _authorize(store, await _bearer(request), needed)
+        except HTTPException as exc:
+            return JSONResponse({"error": exc.detail}, exc.status_code, headers=exc.headers)
+        return None
 
-    @app.exception_handler(HTTPException)
-    async def http_error(_: Request, exc: HTTPException) -> JSONResponse:
-        return JSONResponse({"error": exc.detail}, exc.status_code, headers=exc.headers)
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        if exc.status_code == 400 and (refused := await denied(request)) is not None:
+            return refused
+        return JSONResponse({"error": str(exc.detail)}, exc.status_code, headers=exc.headers)
 
     @app.exception_handler(RequestValidationError)
-    async def bad_body(_: Request, exc: RequestValidationError) -> JSONResponse:
-        detail = [{"loc": list(e.get("loc", ())), "msg": e.get("msg", "")} for e in exc.errors()]
+    async def bad_request(request: Request, exc: RequestValidationError) -> Response:
+        refused = await denied(request)
+        if refused is not None:
+            return refused
+        detail = [
+            {"loc": [p if isinstance(p, int) else str(p) for p in e.get("loc", ())],
+             "msg": str(e.get("msg", ""))}
+            for e in exc.errors()
+        ]  # fmt: skip
         first = detail[0] if detail else {"loc": [], "msg": "invalid"}
         where = ".".join(str(p) for p in first["loc"])
-        return JSONResponse({"error": f"{where}: {first['msg']}", "detail": detail}, 422)
+        return error(422, f"{where}: {first['msg']}", detail=detail)
+
+    @app.exception_handler(Exception)
+    async def crashed(_: Request, exc: Exception) -> Response:
+        return error(500, f"internal error ({type(exc).__name__})")
 
     def runner_or_404(table: str) -> Any:
         runner = service.runner(table)
@@ -162,130 +302,161 @@ def create_app(service: Service, store: Store) -> FastAPI:
     # --- reads ------------------------------------------------------------------------
 
     @app.get("/api/health")
-    async def health() -> dict[str, Any]:
-        return {"status": "ok", "tables": len(service.tables)}
+    async def health() -> Health:
+        return Health(status="ok", tables=len(service.tables))
 
     @app.get("/api/tables")
     async def tables() -> list[dict[str, Any]]:
         """Every table's live state (concealed tiles are never shown during play)."""
         return [service.tables[t].state() for t in service.table_names()]
 
-    @app.get("/api/tables/{table}")
+    @app.get("/api/tables/{table}", responses=READ_ONE)
     async def table(table: TableName) -> dict[str, Any]:
         return dict(runner_or_404(table).state())
 
-    @app.get("/api/tables/{table}/hands")
+    @app.get("/api/tables/{table}/hands", responses=READ_ONE)
     async def table_hands(
         table: TableName,
-        session_id: int | None = None,
+        session_id: SessionFilter = None,
         limit: Annotated[int, Query(ge=1, le=1000)] = 100,
-        before: int | None = None,
+        before: Annotated[int | None, Query(ge=1, le=MAX_ID, description="a hand id")] = None,
     ) -> list[HandRow]:
+        """The table's hands, newest first, a page of `limit` below the hand `before`."""
         runner_or_404(table)
         return list(await db(store.hands, table, session_id, limit, before))
 
-    @app.get("/api/hands/{hand_id}")
-    async def hand(hand_id: int) -> HandRow:
+    @app.get("/api/hands/{hand_id}", responses=READ_ONE)
+    async def hand(hand_id: HandId) -> HandRow:
         row = await db(store.hand, hand_id)
         if row is None:
             raise HTTPException(404, f"no hand {hand_id}")
-        return row  # type: ignore[no-any-return]
+        return cast(HandRow, row)
 
-    @app.get("/api/sessions")
-    async def sessions(table: str | None = None) -> list[SessionRow]:
+    @app.get("/api/sessions", responses=READ)
+    async def sessions(table: TableFilter = None) -> list[SessionRow]:
         return list(await db(store.sessions, table))
 
     async def session_or_404(session_id: int) -> SessionRow:
         row = await db(store.session, session_id)
         if row is None:
             raise HTTPException(404, f"no session {session_id}")
-        return row  # type: ignore[no-any-return]
+        return cast(SessionRow, row)
 
-    @app.get("/api/sessions/{session_id}")
-    async def session(session_id: int) -> SessionDetail:
+    @app.get("/api/sessions/{session_id}", responses=READ_ONE)
+    async def session(session_id: SessionId) -> SessionDetail:
         row = await session_or_404(session_id)
         return SessionDetail(session=row, standings=await db(store.standings, session_id))
 
-    @app.get("/api/sessions/{session_id}/ledger")
-    async def ledger(session_id: int) -> list[LedgerRow]:
+    @app.get("/api/sessions/{session_id}/ledger", responses=READ_ONE)
+    async def ledger(session_id: SessionId) -> list[LedgerRow]:
         await session_or_404(session_id)
         return list(await db(store.ledger, session_id))
 
-    @app.get("/api/sessions/{session_id}/export", response_model=None)
+    @app.get(
+        "/api/sessions/{session_id}/export",
+        response_model=None,
+        responses={
+            200: {
+                "description": "the session, its hands, ledger and standings (JSON), or a "
+                "spreadsheet of a row per hand and per money correction (CSV)",
+                "content": {
+                    "application/json": {"schema": {"type": "object"}},
+                    "text/csv": {"schema": {"type": "string"}},
+                },
+            },
+            **READ_ONE,
+        },
+    )
     async def export(
-        session_id: int, format: Literal["json", "csv"] = "json"
+        session_id: SessionId, format: Literal["json", "csv"] = "json"
     ) -> PlainTextResponse | dict[str, Any]:
         await session_or_404(session_id)
         if format == "csv":
             return PlainTextResponse(await db(store.export_csv, session_id), media_type="text/csv")
         return dict(await db(store.export_session, session_id))
 
-    @app.get("/api/violations")
+    @app.get("/api/violations", responses=READ)
     async def violations(
-        table: str | None = None,
-        session_id: int | None = None,
+        table: TableFilter = None,
+        session_id: SessionFilter = None,
         status: Literal["open", "confirmed", "dismissed"] | None = None,
     ) -> list[ViolationRow]:
         return list(await db(store.violations, table, session_id, status))
 
-    @app.get("/api/faults")
-    async def faults(table: str | None = None, session_id: int | None = None) -> list[FaultRow]:
+    @app.get("/api/faults", responses=READ)
+    async def faults(table: TableFilter = None, session_id: SessionFilter = None) -> list[FaultRow]:
         return list(await db(store.faults, table, session_id))
 
-    @app.get("/api/corrections")
+    @app.get("/api/corrections", responses=READ)
     async def corrections(
-        table: str | None = None, session_id: int | None = None
+        table: TableFilter = None, session_id: SessionFilter = None
     ) -> list[CorrectionRow]:
         return list(await db(store.corrections, table, session_id))
 
     # --- writes -----------------------------------------------------------------------
 
-    @app.post("/api/tables/{table}/session", status_code=201, dependencies=[role("admin")])
-    async def start_session(table: TableName, body: SessionBody) -> Created:
-        """Start a session at a table (ending the one that runs)."""
-        try:
-            start = SessionStart.model_validate({"table": table, **body.model_dump()})
-        except ValueError as exc:
-            raise HTTPException(422, str(exc).splitlines()[-1].strip()) from None
+    @app.post("/api/tables/{table}/session", status_code=201, responses=ADMIN)
+    @guarded("admin")
+    async def start_session(table: TableName, body: SessionBody, _: AdminToken) -> Created:
+        """Start a session at a table (ending the one that runs; a new table is followed)."""
+        start = SessionStart.model_validate({"table": table, **body.model_dump()})
         return Created(id=await service.start_session(table, start))
 
-    @app.post("/api/tables/{table}/session/end", dependencies=[role("admin")])
-    async def end_session(table: TableName) -> Created:
+    @app.post("/api/tables/{table}/session/end", responses={**ADMIN, **errors(404, 409)})
+    @guarded("admin")
+    async def end_session(table: TableName, _: AdminToken) -> Created:
         runner_or_404(table)
         ended = await service.end_session(table)
         if ended is None:
             raise HTTPException(409, f"table {table!r} has no session running")
         return Created(id=ended)
 
-    @app.post("/api/tables/{table}/corrections", status_code=201)
-    async def correct(
-        table: TableName, body: Correction, token: Annotated[TokenRow, role("referee")]
-    ) -> Created:
-        runner_or_404(table)
+    @app.post(
+        "/api/tables/{table}/corrections", status_code=201, responses={**REFEREE, **errors(409)}
+    )
+    @guarded("referee")
+    async def correct(table: TableName, body: Correction, token: RefereeToken) -> Created:
+        """A correction: `deal` (who deals next), `penalty` (moves money: needs a session
+        running) or `note`."""
+        runner = runner_or_404(table)
+        if body.kind == "penalty" and runner.session_id is None:
+            raise HTTPException(409, f"table {table!r} has no session running to pay in")
         payload = {**body.model_dump(), "token_id": token.id}
-        return Created(id=await service.correct(table, payload))
+        try:
+            log_id = await service.correct(table, payload)
+        except InvalidEntry as exc:
+            raise HTTPException(409, str(exc)) from None
+        # The service answers with the log entry's id; the client's is the correction's.
+        rows = await db(store.corrections, table, None)
+        return Created(id=next(c.id for c in reversed(rows) if c.log_id == log_id))
 
-    @app.post("/api/violations/{violation_id}/decision", status_code=201)
+    @app.post("/api/violations/{violation_id}/decision", status_code=201, responses=REFEREE)
+    @guarded("referee")
     async def decide(
-        violation_id: int, body: DecisionBody, token: Annotated[TokenRow, role("referee")]
+        violation_id: ViolationId, body: DecisionBody, token: RefereeToken
     ) -> DecisionRow:
+        """Rule on a violation: a new decision; the latest one stands."""
         try:
             row = await db(store.decide, violation_id, body.decision, body.note, token.id)
         except NotFound:
             raise HTTPException(404, f"no violation {violation_id}") from None
-        return row  # type: ignore[no-any-return]
+        return cast(DecisionRow, row)
 
-    @app.get("/api/tokens", dependencies=[role("admin")])
-    async def tokens() -> list[TokenRow]:
+    @app.get("/api/tokens", responses=errors(401, 403))
+    @guarded("admin")
+    async def tokens(_: AdminToken) -> list[TokenRow]:
+        """Every token, revoked ones included (never a secret)."""
         return list(await db(store.tokens))
 
-    @app.post("/api/tokens", status_code=201, dependencies=[role("admin")])
-    async def new_token(body: TokenBody) -> NewToken:
+    @app.post("/api/tokens", status_code=201, responses=ADMIN)
+    @guarded("admin")
+    async def new_token(body: TokenBody, _: AdminToken) -> NewToken:
         row, secret = await db(store.create_token, body.role, body.label)
         return NewToken(token=row, secret=secret)
 
-    @app.delete("/api/tokens/{token_id}", dependencies=[role("admin")])
-    async def revoke(token_id: int) -> Created:
+    @app.delete("/api/tokens/{token_id}", responses={**ADMIN, **errors(404)})
+    @guarded("admin")
+    async def revoke(token_id: TokenId, _: AdminToken) -> Created:
         try:
             await db(store.revoke_token, token_id)
         except NotFound:
@@ -295,16 +466,30 @@ def create_app(service: Service, store: Store) -> FastAPI:
     # --- live -------------------------------------------------------------------------
 
     async def stream(ws: WebSocket, table: str | None) -> None:
-        """A snapshot on connect, then every change (a `resync` when the client lagged)."""
+        """A snapshot on connect, then every change (a fresh snapshot when the client
+        lagged), until the client goes."""
         await ws.accept()
         async with service.hub.subscribe(table) as queue:
-            await ws.send_json(snapshot(table))
-            try:
+
+            async def send() -> None:
+                await ws.send_json(snapshot(table))
                 while True:
                     message = await queue.get()
                     await ws.send_json(snapshot(table) if message is RESYNC else message)
-            except (WebSocketDisconnect, RuntimeError):
-                return
+
+            async def receive() -> None:  # the client says nothing; this hears it go
+                while (await ws.receive())["type"] != "websocket.disconnect":
+                    pass
+
+            tasks = [asyncio.create_task(send()), asyncio.create_task(receive())]
+            try:
+                done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                await cancel_and_wait(tasks)
+            for task in done:
+                failure = None if task.cancelled() else task.exception()
+                if failure is not None and not isinstance(failure, GONE):
+                    raise failure
 
     def snapshot(table: str | None) -> dict[str, Any]:
         if table is None:
@@ -314,7 +499,7 @@ def create_app(service: Service, store: Store) -> FastAPI:
         return {"type": "snapshot", "table": table, "state": runner.state() if runner else None}
 
     @app.websocket("/api/tables/{table}/ws")
-    async def table_ws(ws: WebSocket, table: str) -> None:
+    async def table_ws(ws: WebSocket, table: TableName) -> None:
         await stream(ws, table)
 
     @app.websocket("/api/ws")

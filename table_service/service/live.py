@@ -16,6 +16,7 @@ import contextlib
 import json
 import logging
 import pickle
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -95,6 +96,9 @@ class Service:
         self._bridges: dict[str, tuple[bool | None, dict[str, Any] | None]] = {}
         self._client: aiomqtt.Client | None = None
         self.base = settings.base_topic
+        # A referee's rule (the soak's): corrections to enter before a table's next shuffle,
+        # given the hands judged in its session. None: corrections come from the API alone.
+        self.referee: Callable[[str, int], dict[str, Any] | None] | None = None
 
     # --- the public face: what the API calls ----------------------------------------
 
@@ -225,6 +229,11 @@ class Service:
                     continue  # owned by another process, or taken over: the bridge replays
                 runner = await self._runner_with_session(work.table, pending)
                 assert work.event is not None
+                if self.referee is not None and work.event.body.kind == "shuffle_started":
+                    correction = self.referee(work.table, runner.mirror.hands)
+                    if correction is not None:  # entered before the new hand, as a referee would
+                        await self._flush(pending)
+                        await self._service_entry(_Work(work.table, "correction", body=correction))
                 records = runner.mirror.apply(work.event)
                 applied = Applied("event", work.event, None, records, runner.session_id)
                 pending.setdefault(work.table, []).append((applied, work))

@@ -1,0 +1,156 @@
+"""The real table service at the far end of the loop (soak, HIL): its stored records against
+the simulator's ground truth.
+
+The service runs as `mjtable serve` runs it (its own MQTT sessions, a real database:
+SQLite in the work folder or PostgreSQL by URL); after the run its hands, ledger and
+violations are read back from the database and compared hand by hand.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
+
+from hil_tests.simulator.hand import HandResult
+from hil_tests.truth import Breach, FarEnd, Tally, deal_correction, expected_result
+from table_service.service.live import Service
+from table_service.service.settings import ServeSettings
+from table_service.store import Store
+
+
+@dataclass
+class StoredTally:
+    """What the comparison of the stored records came to (the soak summary's `service`)."""
+
+    db: str
+    hands_stored: int = 0
+    events_stored: int = 0
+    service_mismatches: int = 0
+    ledger_mismatches: int = 0
+    tally: Tally = field(default_factory=Tally)
+    notes: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "db": self.db,
+            "events_stored": self.events_stored,
+            "hands_stored": self.hands_stored,
+            "service_mismatches": self.service_mismatches,
+            "ledger_mismatches": self.ledger_mismatches,
+            "violations_missed": self.tally.violations_missed,
+            "violations_false": self.tally.violations_false,
+        }
+
+
+@contextlib.contextmanager
+def scratch_schema(url: str, name: str) -> Iterator[str]:
+    """A PostgreSQL URL whose tables live in a schema of their own, dropped afterwards (a
+    run's records never meet another's); any other URL as it is."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "postgresql":
+        yield url
+        return
+    admin = create_engine(parsed.set(drivername="postgresql+psycopg"))
+    with admin.begin() as connection:
+        connection.execute(text(f'CREATE SCHEMA "{name}"'))
+    try:
+        yield parsed.update_query_dict({"options": f"-csearch_path={name}"}).render_as_string(
+            hide_password=False
+        )
+    finally:
+        with admin.begin() as connection:
+            connection.execute(text(f'DROP SCHEMA "{name}" CASCADE'))
+        admin.dispose()
+
+
+class ServiceEnd:
+    """Run a `Service` for the loop's tables; the soak's referee corrects misread deals."""
+
+    def __init__(
+        self, mqtt_url: str, base: str, db_url: str, results: dict[str, list[HandResult]]
+    ) -> None:
+        self.settings = ServeSettings(
+            mqtt=mqtt_url, db=db_url, base_topic=base, client_id=f"{base}-svc", gap_timeout=30.0
+        )
+        self.results = results
+        self.store = Store(db_url)
+        self.service = Service(self.settings, self.store)
+        self.service.referee = self._referee
+        self._task: asyncio.Task[None] | None = None
+
+    def _referee(self, table: str, judged: int) -> dict[str, Any] | None:
+        played = self.results.get(table, [])
+        return deal_correction(played[judged - 1]) if 0 < judged <= len(played) else None
+
+    async def __aenter__(self) -> ServiceEnd:
+        self._task = asyncio.create_task(self.service.run())
+        await asyncio.wait_for(self.service.ready.wait(), 30)
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        self.store.close()
+
+    async def drained(self, last: dict[str, tuple[int, int]], timeout: float) -> bool:
+        """Until the service has stored each table's last event (False on timeout)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            held = {t: await asyncio.to_thread(self.store.last_event_key, t) for t in last}
+            if held == last:
+                return True
+            await asyncio.sleep(0.25)
+        return False
+
+    def compare(
+        self, truths: dict[str, tuple[list[HandResult], list[Breach]]], far: FarEnd
+    ) -> StoredTally:
+        """Each table's stored hands in order against the truth (a misread hand is skipped,
+        as at the mirror), its ledger against the truth's money, its violations against the
+        breaches injected."""
+        backend = self.store.engine.url.get_backend_name()
+        out = StoredTally(db=backend)
+        for table, (results, breaches) in truths.items():
+            rows = list(reversed(self.store.hands(table, None, None, None)))
+            out.hands_stored += len(rows)
+            out.events_stored += sum(1 for e in self.store.entries(table) if e.kind == "event")
+            open_last = len(rows) == len(results) - 1 and results[-1].end == "draw"
+            if len(rows) != len(results) and not open_last:
+                out.service_mismatches += 1
+                out.notes.append(f"{table}: {len(rows)} hands stored, {len(results)} played")
+            skipped: set[tuple[int, int]] = set()
+            judged = far.judged.get(table, [])
+            for n, (row, truth) in enumerate(zip(rows, results, strict=False), 1):
+                if truth.injected:
+                    if n - 1 < len(judged):
+                        skipped |= judged[n - 1].keys
+                    continue
+                want = (expected_result(truth), list(truth.net), truth.deal.dealer,
+                        truth.deal.streak, truth.tai or 0)  # fmt: skip
+                got = (row.result, row.net, row.dealer, row.streak, row.tai)
+                if got != want:
+                    out.service_mismatches += 1
+                    out.notes.append(f"{table} #{n}: stored {got}, truth {want}")
+            session = self.store.open_session(table)
+            if session is not None and not any(r.injected for r in results):
+                totals = {s.seat: s.total for s in self.store.standings(session.id)}
+                played = results[: len(rows)]
+                want_totals = {s: sum(r.net[s] for r in played) for s in range(4)}
+                if totals != want_totals:
+                    out.ledger_mismatches += 1
+                    out.notes.append(f"{table}: ledger {totals}, truth {want_totals}")
+            flagged = [v for v in self.store.violations(table, None, None)
+                       if (v.boot_id, v.seq) not in skipped]  # fmt: skip
+            wanted = [b for b in breaches if (b[0], b[1]) not in skipped]
+            out.tally.add_violations(wanted, flagged, f"{table} (stored)")  # type: ignore[arg-type]
+        out.notes += out.tally.notes
+        return out
