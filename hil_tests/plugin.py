@@ -94,6 +94,7 @@ class Loop:
     sim: SimulatedTable | None
     far: FarEnd
     results: list[HandResult] = field(default_factory=list)
+    base: str = "mjtable"  # the loop's base topic
 
     @property
     def received(self) -> Received:
@@ -184,7 +185,7 @@ async def open_loop(
     try:
         async with asyncio.timeout(15):
             await recorder.subscribed.wait()
-        yield Loop(name, recorder, bridge, sim, far, results)
+        yield Loop(name, recorder, bridge, sim, far, results, base)
     finally:
         await cancel_and_wait(tasks)
         await recorder.forget()

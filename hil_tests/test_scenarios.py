@@ -8,12 +8,14 @@ or inject faults are simulator only.
 
 from __future__ import annotations
 
+import os
 import tempfile
 from pathlib import Path
 
 import pytest
 
 from hil_tests.plugin import Loop, open_loop
+from hil_tests.service_end import ServiceEnd, scratch_schema
 from hil_tests.simulator.faults import Faults, LinkFaults, TableFaults
 from hil_tests.simulator.violations import Violations
 from hil_tests.soak import breaches
@@ -158,3 +160,36 @@ async def test_faults_lose_nothing_and_every_breach_is_flagged(
             assert tally.violations_injected > 0, "the seed committed no breach"
             assert (tally.mirror_mismatches, tally.violations_missed) == (0, 0), tally.notes
             assert tally.violations_false == 0, tally.notes
+
+
+@pytest.mark.simulator_only(GROUND_TRUTH)
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+async def test_the_table_service_stores_every_hand_as_played(
+    hil_broker: str, tmp_path: Path, backend: str
+) -> None:
+    """The real service at the far end: its stored hands, ledger and violations are the
+    truth's, on SQLite and on PostgreSQL."""
+    pg = os.environ.get("MJTABLE_TEST_DATABASE_URL")
+    if backend == "postgresql" and not pg:
+        pytest.skip("MJTABLE_TEST_DATABASE_URL is not set")
+    url = pg if backend == "postgresql" and pg else f"sqlite:///{tmp_path / 'service.db'}"
+    with tempfile.TemporaryDirectory() as tmp:
+        async with open_loop(
+            hil_broker, Path(tmp), seed=9, name="hilsvc", violations=Violations(0.03)
+        ) as lp:
+            with scratch_schema(url, lp.base.replace("-", "_")) as db_url:
+                async with ServiceEnd(hil_broker, lp.base, db_url, {lp.name: lp.results}) as svc:
+                    for _ in range(4):
+                        await lp.play_hand()
+                    assert lp.sim is not None
+                    last = list(lp.sim.sent.by_boot.items())[-1]
+                    assert await svc.drained({lp.name: (last[0], len(last[1]))}, 60)
+                    lp.judged()
+                    assert lp.sim is not None
+                    stored = svc.compare({lp.name: (lp.results, breaches(lp.sim))}, lp.far)
+                    assert stored.events_stored == lp.sim.sent.count
+                    assert (stored.service_mismatches, stored.ledger_mismatches) == (0, 0), (
+                        stored.notes
+                    )
+                    assert stored.tally.violations_missed == 0, stored.notes
+                    assert stored.tally.violations_false == 0, stored.notes

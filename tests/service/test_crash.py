@@ -88,7 +88,8 @@ async def test_sigkill_at_random_points_loses_and_doubles_nothing(
             for at in kills:
                 await bridge.publish(events[done:at])
                 done = at
-                await asyncio.sleep(rng.choice([0.0, 0.005, 0.02, 0.2]))  # mid-batch, mid-commit, idle…
+                # killed mid-batch, mid-commit or idle:
+                await asyncio.sleep(rng.choice([0.0, 0.005, 0.02, 0.2]))
                 server.kill()
                 if rng.random() < 0.5:  # the table plays on while the service is down
                     step = rng.randrange(1, 30)
