@@ -159,6 +159,7 @@ class MirrorCore:
             codes: list[str],
             payments: Any,
             end: HandEnd,
+            winning_tile: str | None = None,
         ) -> None: ...  # mirror.py
 
         def _close_claims(

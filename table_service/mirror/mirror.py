@@ -46,7 +46,7 @@ from table_service.mirror.records import (
 from table_service.mirror.session import WINDS, SessionStart
 from table_service.mirror.state import HandState, SeatState
 from table_service.mirror.wins import WinsMixin
-from table_service.rules.table import SEATS, Deal, HandEnd, counted_seat
+from table_service.rules.table import SEATS, Deal, HandEnd, counted_seat, seat_position
 from table_service.rules.tiles import TILE_IDS
 
 __all__ = ["DEAL_TILES", "WALL_TILES", "TableMirror"]
@@ -162,10 +162,23 @@ class TableMirror(DrawingMixin, ClaimsMixin, WinsMixin):
             "streak": self.deal.streak,
             "round_wind": WINDS[self.deal.round_wind],
             "start_seat": self.deal.first_dealer,
+            "deal_in_round": (self.deal.dealer - self.deal.first_dealer) % SEATS + 1,
             "hands": self.hands,
             "totals": list(self.totals),
-            "hand": None if self.hand is None else self.hand.snapshot(concealed),
+            "hand": None if self.hand is None else self._hand_snapshot(self.hand, concealed),
         }
+
+    def _hand_snapshot(self, hand: HandState, concealed: bool) -> dict[str, Any]:
+        """The hand's picture, each seat with its wind this hand (開門序 or the profile's)."""
+        data = hand.snapshot(concealed)
+        for seat in data["seats"]:
+            seat["wind"] = None
+            if hand.opening_seat is not None:
+                position = seat_position(
+                    seat["seat"], hand.opening_seat, hand.dealer, self.profile.seat_order
+                )
+                seat["wind"] = WINDS[position - 1]
+        return data
 
     # --- bookkeeping ---------------------------------------------------------------
 
@@ -293,6 +306,7 @@ class TableMirror(DrawingMixin, ClaimsMixin, WinsMixin):
         codes: list[str],
         payments: Any,
         end: HandEnd,
+        winning_tile: str | None = None,
     ) -> None:
         hand = self.hand
         assert hand is not None
@@ -319,6 +333,7 @@ class TableMirror(DrawingMixin, ClaimsMixin, WinsMixin):
                 seat=seat,
                 payer=payer,
                 tai=tai,
+                winning_tile=winning_tile,
                 dealer_tai=dealer_tai,
                 items=items,
                 codes=codes,

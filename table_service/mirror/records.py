@@ -128,6 +128,9 @@ class HandRecord(_Record):
     seat: int | None = Field(description="the winner, or the offender of a false win")
     payer: int | None
     tai: int = Field(description="the hand's 台 (for a false win, its 牌面)")
+    winning_tile: str | None = Field(
+        None, description="the tile that completed the hand (code); null for 荒局 or a 花胡 alone"
+    )
     dealer_tai: int = Field(description="1 + 2N when the dealer is a party, else 0")
     items: list[Item]
     codes: list[str] = Field(description="for a false win, the violation codes that made it")

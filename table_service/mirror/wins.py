@@ -23,7 +23,7 @@ from table_service.mirror.state import HandState, Pending, SeatState
 from table_service.rules import Hand
 from table_service.rules.items import ENGLISH
 from table_service.rules.table import claim_order
-from table_service.rules.tiles import tile_flower, tile_kind
+from table_service.rules.tiles import is_flower_tile, tile_code, tile_flower, tile_kind
 
 
 class WinsMixin(MirrorCore):
@@ -334,6 +334,7 @@ class WinsMixin(MirrorCore):
             codes=list(v.codes),
             payments=v.payments,
             end=v.end,
+            winning_tile=winning_code(claim),
         )
 
     def _late_win(
@@ -396,3 +397,10 @@ def _declared(s: SeatState) -> str | None:
 def _within_declaration(s: SeatState) -> bool:
     """人胡's window (D6): one discard since the 地聽 declaration, none after it."""
     return not s.declaration_void and s.declared_at >= 0 and len(s.river) == s.declared_at + 1
+
+
+def winning_code(claim: WinClaim) -> str | None:
+    """The code of the tile a 胡 was declared on (none for a 花胡 that did not complete)."""
+    if claim.tile < 0 or is_flower_tile(claim.tile):
+        return None
+    return tile_code(claim.tile)

@@ -16,13 +16,24 @@ from typing import Annotated, Any, Final, Literal, cast
 from fastapi import Depends, FastAPI, HTTPException, Path, Query, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
+from fastapi.routing import APIRoute
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    StrictBool,
+    Tag,
+    ValidationError,
+    field_validator,
+)
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.websockets import WebSocketDisconnect
+from typing_extensions import TypedDict
 
 from firmware_bridge.stopping import cancel_and_wait
-from table_service.mirror.session import SessionStart
+from table_service.mirror.session import PRESETS, SessionStart
 from table_service.service.hub import RESYNC
 from table_service.service.live import Service
 from table_service.store import (
@@ -44,9 +55,9 @@ from table_service.store import (
 # reach the database (which refuses it as out of range, a 500).
 MAX_ID: Final = 2**31 - 1
 TABLE_PATTERN: Final = r"^[A-Za-z0-9_-]{1,32}$"
+GONE: Final = (WebSocketDisconnect, OSError, RuntimeError)  # a client that went mid-send
 # Text the database can keep: PostgreSQL refuses NUL in text, and a name or a label is
 # one line.
-GONE: Final = (WebSocketDisconnect, OSError, RuntimeError)  # a client that went mid-send
 NO_NUL: Final = r"^[^\x00]*$"
 ONE_LINE: Final = r"^[^\x00-\x1f\x7f]*$"
 
@@ -80,13 +91,33 @@ class _Body(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+Preset = Annotated[str, Field(json_schema_extra={"enum": list(PRESETS)})]
+
+
+class ProfileBody(TypedDict, total=False):
+    """A rule profile: a preset with some of its choices changed (taiwan16.md §7; the
+    stakes are the session's `base` and `per_tai`)."""
+
+    __pydantic_config__ = ConfigDict(extra="forbid")  # type: ignore[misc]
+
+    preset: Annotated[Preset, Field(description="the preset it changes (default mjonline)")]
+    five_concealed_pongs: Annotated[Literal[12, 13], Field(description="五暗坎's 台")]
+    earthly_ready: Annotated[Literal[4, 6], Field(description="地聽's 台")]
+    lik_gu: Annotated[StrictBool, Field(description="嚦咕嚦咕 (八對半) is a win")]
+    seat_order: Annotated[
+        Literal["opening", "dealer"],
+        Field(description="seat winds from the 開門位, or the dealer's seat is 東"),
+    ]
+
+
 class SessionBody(_Body):
     """A session's start (replay-format.md's `session` body; the table is the path's)."""
 
     players: tuple[Player, Player, Player, Player] = ("0", "1", "2", "3")
-    profile: str | dict[str, Any] = Field(
-        "mjonline", description="a preset's name (mjonline, seed001) or a profile's keys"
-    )
+    profile: Annotated[
+        Annotated[Preset, Tag("name")] | Annotated[ProfileBody, Tag("choices")],
+        Discriminator(lambda v: "name" if isinstance(v, str) else "choices"),
+    ] = Field("mjonline", description="a preset's name, or a profile")
     base: int = Field(100, ge=0, le=1_000_000)
     per_tai: int = Field(20, ge=0, le=1_000_000)
     start_seat: int = Field(0, ge=0, le=3)
@@ -96,14 +127,17 @@ class SessionBody(_Body):
 
     @field_validator("profile")
     @classmethod
-    def _known_profile(cls, value: str | dict[str, Any]) -> str | dict[str, Any]:
+    def _known_profile(cls, value: str | ProfileBody) -> str | ProfileBody:
         try:
-            SessionStart(profile=value)
+            SessionStart(profile=dict(value) if isinstance(value, dict) else value)
         except ValidationError as exc:
             raise ValueError(exc.errors()[0]["msg"].removeprefix("Value error, ")) from None
-        except Exception as exc:  # a value the profile code did not foresee (a list, …)
+        except Exception as exc:  # a value the profile code did not foresee
             raise ValueError(f"not a rule profile ({exc})") from None
         return value
+
+    def start(self, table: str) -> SessionStart:
+        return SessionStart.model_validate({**self.model_dump(), "table": table})
 
 
 class DecisionBody(_Body):
@@ -191,8 +225,9 @@ def errors(*codes: int) -> dict[int | str, dict[str, Any]]:
 
 READ: Final = errors(422)  # query parameters only
 READ_ONE: Final = errors(404, 422)
-REFEREE: Final = errors(400, 401, 404, 422)
-ADMIN: Final = errors(400, 401, 403, 422)
+REFEREE: Final = errors(401, 404, 422)
+ADMIN: Final = errors(401, 403, 422)
+BODY: Final = errors(400)  # a route that reads a body
 
 # --- tokens --------------------------------------------------------------------------------
 
@@ -215,6 +250,9 @@ async def _authorize(
     return token
 
 
+_ROLE_OF: dict[Callable[..., Any], Role] = {}  # each token dependency and its role
+
+
 def _needs(role: Role) -> Callable[..., Any]:
     """A dependency that passes a token of `role` (an admin may do what a referee does)."""
 
@@ -224,6 +262,7 @@ def _needs(role: Role) -> Callable[..., Any]:
     ) -> TokenRow:
         return await _authorize(request.app.state.store, credentials, role)
 
+    _ROLE_OF[check] = role
     return check
 
 
@@ -241,16 +280,7 @@ def create_app(service: Service, store: Store) -> FastAPI:
     )
     app.state.service = service
     app.state.store = store
-    needs: dict[Any, Role] = {}  # each guarded endpoint and the role it needs
-
-    def guarded(role: Role) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-        """Mark an endpoint that takes a token (the same role as its token parameter's)."""
-
-        def mark(endpoint: Callable[..., Any]) -> Callable[..., Any]:
-            needs[endpoint] = role
-            return endpoint
-
-        return mark
+    needs: dict[Any, Role] = {}  # each endpoint that takes a token, and its role (below)
 
     async def db(call: Any, *args: Any, **kwargs: Any) -> Any:
         return await asyncio.to_thread(call, *args, **kwargs)
@@ -282,7 +312,7 @@ def create_app(service: Service, store: Store) -> FastAPI:
             return refused
         detail = [
             {"loc": [p if isinstance(p, int) else str(p) for p in e.get("loc", ())],
-             "msg": str(e.get("msg", ""))}
+             "msg": str(e.get("msg", "")).removeprefix("Value error, ")}
             for e in exc.errors()
         ]  # fmt: skip
         first = detail[0] if detail else {"loc": [], "msg": "invalid"}
@@ -395,15 +425,12 @@ def create_app(service: Service, store: Store) -> FastAPI:
 
     # --- writes -----------------------------------------------------------------------
 
-    @app.post("/api/tables/{table}/session", status_code=201, responses=ADMIN)
-    @guarded("admin")
+    @app.post("/api/tables/{table}/session", status_code=201, responses={**ADMIN, **BODY})
     async def start_session(table: TableName, body: SessionBody, _: AdminToken) -> Created:
         """Start a session at a table (ending the one that runs; a new table is followed)."""
-        start = SessionStart.model_validate({"table": table, **body.model_dump()})
-        return Created(id=await service.start_session(table, start))
+        return Created(id=await service.start_session(table, body.start(table)))
 
     @app.post("/api/tables/{table}/session/end", responses={**ADMIN, **errors(404, 409)})
-    @guarded("admin")
     async def end_session(table: TableName, _: AdminToken) -> Created:
         runner_or_404(table)
         ended = await service.end_session(table)
@@ -412,9 +439,10 @@ def create_app(service: Service, store: Store) -> FastAPI:
         return Created(id=ended)
 
     @app.post(
-        "/api/tables/{table}/corrections", status_code=201, responses={**REFEREE, **errors(409)}
+        "/api/tables/{table}/corrections",
+        status_code=201,
+        responses={**REFEREE, **BODY, **errors(409)},
     )
-    @guarded("referee")
     async def correct(table: TableName, body: Correction, token: RefereeToken) -> Created:
         """A correction: `deal` (who deals next), `penalty` (moves money: needs a session
         running) or `note`."""
@@ -430,8 +458,9 @@ def create_app(service: Service, store: Store) -> FastAPI:
         rows = await db(store.corrections, table, None)
         return Created(id=next(c.id for c in reversed(rows) if c.log_id == log_id))
 
-    @app.post("/api/violations/{violation_id}/decision", status_code=201, responses=REFEREE)
-    @guarded("referee")
+    @app.post(
+        "/api/violations/{violation_id}/decision", status_code=201, responses={**REFEREE, **BODY}
+    )
     async def decide(
         violation_id: ViolationId, body: DecisionBody, token: RefereeToken
     ) -> DecisionRow:
@@ -443,19 +472,16 @@ def create_app(service: Service, store: Store) -> FastAPI:
         return cast(DecisionRow, row)
 
     @app.get("/api/tokens", responses=errors(401, 403))
-    @guarded("admin")
     async def tokens(_: AdminToken) -> list[TokenRow]:
         """Every token, revoked ones included (never a secret)."""
         return list(await db(store.tokens))
 
-    @app.post("/api/tokens", status_code=201, responses=ADMIN)
-    @guarded("admin")
+    @app.post("/api/tokens", status_code=201, responses={**ADMIN, **BODY})
     async def new_token(body: TokenBody, _: AdminToken) -> NewToken:
         row, secret = await db(store.create_token, body.role, body.label)
         return NewToken(token=row, secret=secret)
 
     @app.delete("/api/tokens/{token_id}", responses={**ADMIN, **errors(404)})
-    @guarded("admin")
     async def revoke(token_id: TokenId, _: AdminToken) -> Created:
         try:
             await db(store.revoke_token, token_id)
@@ -506,4 +532,9 @@ def create_app(service: Service, store: Store) -> FastAPI:
     async def club_ws(ws: WebSocket) -> None:
         await stream(ws, None)
 
+    for route in app.routes:
+        if isinstance(route, APIRoute):
+            for dependency in route.dependant.dependencies:
+                if dependency.call in _ROLE_OF:
+                    needs[route.endpoint] = _ROLE_OF[dependency.call]
     return app

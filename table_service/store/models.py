@@ -115,6 +115,7 @@ class HandModel(Base):
     payer: Mapped[int | None] = mapped_column(Integer)
     tai: Mapped[int] = mapped_column(Integer)
     dealer_tai: Mapped[int] = mapped_column(Integer)
+    winning_tile: Mapped[str | None] = mapped_column(String(4))
     items: Mapped[list[Any]] = mapped_column(JSON)
     codes: Mapped[list[Any]] = mapped_column(JSON)
     net: Mapped[list[Any]] = mapped_column(JSON)

@@ -92,6 +92,9 @@ class HandRow(_Row):
     payer: int | None = Field(description="the one seat that paid (a discard), if one did")
     tai: int = Field(description="the hand's 台 (for a false win, its 牌面)")
     dealer_tai: int = Field(description="1 + 2N when the dealer is a party, else 0")
+    winning_tile: str | None = Field(
+        None, description="the tile that completed the hand (code); null for 荒局 or a 花胡 alone"
+    )
     items: list[TaiItem] = Field(description="the 台 breakdown")
     codes: list[str] = Field(description="for a false win, the violation codes that made it")
     net: list[int] = Field(description="each seat's money for the hand, summing to 0")

@@ -682,6 +682,7 @@ class _Append:
             payer=record.payer,
             tai=record.tai,
             dealer_tai=record.dealer_tai,
+            winning_tile=record.winning_tile,
             items=data["items"],
             codes=data["codes"],
             net=data["net"],

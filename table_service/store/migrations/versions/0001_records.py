@@ -177,6 +177,7 @@ def upgrade() -> None:
         sa.Column("payer", sa.Integer(), nullable=True),
         sa.Column("tai", sa.Integer(), nullable=False),
         sa.Column("dealer_tai", sa.Integer(), nullable=False),
+        sa.Column("winning_tile", sa.String(length=4), nullable=True),
         sa.Column("items", sa.JSON(), nullable=False),
         sa.Column("codes", sa.JSON(), nullable=False),
         sa.Column("net", sa.JSON(), nullable=False),
