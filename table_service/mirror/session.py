@@ -63,8 +63,11 @@ def _profile_of(spec: str | dict[str, Any], base: int, per_tai: int) -> Profile:
     values = dict(PRESETS[spec]) if isinstance(spec, str) else dict(spec)
     if isinstance(spec, dict) and "preset" in values:
         preset = values.pop("preset")
-        if preset not in PRESETS:
+        if not isinstance(preset, str) or preset not in PRESETS:
             raise ProfileError(f"preset: unknown preset {preset!r}")
         values = {**PRESETS[preset], **values}
+    for key in ("base", "per_tai"):
+        if key in values:
+            raise ProfileError(f"{key}: set the stakes beside the profile, not inside it")
     values.update(base=base, per_tai=per_tai)
     return profile_from_mapping(values)

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import aiomqtt
+from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 
 from firmware_bridge.messages import Event
 from firmware_bridge.stopping import cancel_and_wait
@@ -324,10 +325,12 @@ class Service:
                 log.error("table %s: an event already stored; rebuilding from the records", table)
                 self.tables[table] = await asyncio.to_thread(self._restore, table)
                 return []
-            except Exception as exc:  # the database is down: nothing is lost, wait for it
+            except (OperationalError, InterfaceError) as exc:  # the database is away: wait
                 log.warning("table %s: cannot store (%s); retrying in %.1fs", table, exc, delay)
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, RETRY_MAX)
+            except DBAPIError as exc:  # refused for good (a bug): never block every table
+                raise InvalidEntry(f"the database refused the entries: {exc.orig}") from exc
 
     async def _service_entry(self, work: _Work) -> None:
         """A session start or end, or a correction: applied to the mirror, stored, answered."""
@@ -360,8 +363,8 @@ class Service:
                 if body.get("kind") == "penalty":
                     body["ledger"] = self._penalty(runner, body)
                 applied = Applied("correction", None, body, [], runner.session_id)
-                self._fold(runner.mirror, Entry(0, table, "correction", None, body))
                 ids = await self._append(table, [applied], None)
+                self._fold(runner.mirror, Entry(0, table, "correction", None, body))  # once stored
                 result = ids[-1] if ids else None
         except Exception as exc:  # a bad body: the caller hears why, the log is unchanged
             if work.reply is not None and not work.reply.done():
@@ -438,9 +441,10 @@ class Service:
 
     async def _read_bridges(self, client: aiomqtt.Client) -> None:
         async for message in client.messages:
+            watched = (f"{self.base}/+/bridge/availability", f"{self.base}/+/bridge/link")
+            if not any(message.topic.matches(topic) for topic in watched):
+                continue  # a broker may also send retained messages of other topics
             parts = str(message.topic).split("/")
-            if len(parts) < 4:
-                continue
             table = parts[-3]
             online, link = self._bridges.get(table, (None, None))
             raw = message.payload

@@ -81,7 +81,8 @@ async def test_a_game_is_stored_as_the_truth_says_and_published(
 
         async def watch() -> None:
             async for message in watcher.messages:
-                seen.append(json.loads(bytes(message.payload)))  # type: ignore[arg-type]
+                if str(message.topic).endswith("/service/hand"):
+                    seen.append(json.loads(bytes(message.payload)))  # type: ignore[arg-type]
 
         watching = asyncio.create_task(watch())
         async with FakeBridge(mqtt_url, base, "t1") as bridge:
