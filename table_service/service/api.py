@@ -15,9 +15,10 @@ from typing import Annotated, Any, Final, Literal, cast
 
 from fastapi import Depends, FastAPI, HTTPException, Path, Query, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, PlainTextResponse, Response
+from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from fastapi.routing import APIRoute
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from fastapi.staticfiles import StaticFiles
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -32,6 +33,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.websockets import WebSocketDisconnect
 from typing_extensions import TypedDict
 
+from dashboard import STATIC
 from firmware_bridge.stopping import cancel_and_wait
 from table_service.mirror.session import PRESETS, SessionStart
 from table_service.service.hub import RESYNC
@@ -270,6 +272,16 @@ RefereeToken = Annotated[TokenRow, Depends(_needs("referee"))]
 AdminToken = Annotated[TokenRow, Depends(_needs("admin"))]
 
 
+# No inline script anywhere (a name like `<img onerror=…>` can never run), nothing from
+# elsewhere: every page, script, style, font and socket is this service's own.
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; "
+    "frame-ancestors 'none'; form-action 'self'"
+)
+DOCS_CSP = CSP.replace("style-src 'self'", "style-src 'self' 'unsafe-inline'")  # Swagger UI
+
+
 def create_app(service: Service, store: Store) -> FastAPI:
     """The app over a running service and its store (the app runs in the service's loop)."""
     app = FastAPI(
@@ -277,6 +289,8 @@ def create_app(service: Service, store: Store) -> FastAPI:
         description="Live state, records and referee tools of automatic mahjong tables "
         "(Taiwanese 16-tile rules).",
         version="1",
+        docs_url=None,  # served below from vendored files: nothing from a CDN
+        redoc_url=None,
     )
     app.state.service = service
     app.state.store = store
@@ -537,4 +551,19 @@ def create_app(service: Service, store: Store) -> FastAPI:
             for dependency in route.dependant.dependencies:
                 if dependency.call in _ROLE_OF:
                     needs[route.endpoint] = _ROLE_OF[dependency.call]
+
+    @app.get("/docs", include_in_schema=False)
+    async def docs() -> FileResponse:
+        return FileResponse(STATIC / "docs.html")
+
+    @app.middleware("http")
+    async def security_headers(request: Request, call_next: Any) -> Response:
+        response: Response = await call_next(request)
+        docs = request.url.path == "/docs"
+        response.headers["Content-Security-Policy"] = DOCS_CSP if docs else CSP
+        response.headers["X-Content-Type-Options"] = "nosniff"
+        response.headers["Referrer-Policy"] = "no-referrer"
+        return response
+
+    app.mount("/", StaticFiles(directory=STATIC, html=True), name="dashboard")
     return app
