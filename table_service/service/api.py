@@ -41,6 +41,7 @@ from table_service.service.live import Service
 from table_service.store import (
     CorrectionRow,
     DecisionRow,
+    Entry,
     FaultRow,
     HandRow,
     InvalidEntry,
@@ -184,6 +185,28 @@ class TokenBody(_Body):
 class NewToken(BaseModel):
     token: TokenRow
     secret: str = Field(description="the bearer token; shown once, stored only hashed")
+
+
+class LogEntry(BaseModel):
+    """One entry of a table's log: a bridge event, or the service's own (session, correction)."""
+
+    log_id: int = Field(description="the entry's place in the log")
+    kind: str = Field(description="event, session, session_end or correction")
+    boot_id: int | None = Field(description="the controller's boot (events only)")
+    seq: int | None = Field(description="the event's number in its boot (events only)")
+    ts: float | None = Field(description="the bridge's receive time (events only)")
+    body: dict[str, Any] = Field(description="the event's body (docs/events.md) or the entry's")
+
+    @classmethod
+    def of(cls, entry: Entry) -> LogEntry:
+        event = entry.event
+        if event is None:
+            return cls(log_id=entry.log_id, kind=entry.kind, boot_id=None, seq=None, ts=None,
+                       body=entry.body or {})  # fmt: skip
+        return cls(
+            log_id=entry.log_id, kind=entry.kind, boot_id=event.boot_id, seq=event.seq,
+            ts=event.ts, body=event.body.model_dump(mode="json"),
+        )  # fmt: skip
 
 
 class SessionDetail(BaseModel):
@@ -375,6 +398,15 @@ def create_app(service: Service, store: Store) -> FastAPI:
         if row is None:
             raise HTTPException(404, f"no hand {hand_id}")
         return cast(HandRow, row)
+
+    @app.get("/api/hands/{hand_id}/events", responses=READ_ONE)
+    async def hand_events(hand_id: HandId) -> list[LogEntry]:
+        """Every entry of the table's log the hand was played in, in order: a finished hand
+        stepped through event by event (its tiles are no secret once it is over)."""
+        entries = await db(store.hand_entries, hand_id)
+        if entries is None:
+            raise HTTPException(404, f"no hand {hand_id}")
+        return [LogEntry.of(e) for e in entries]
 
     @app.get("/api/sessions", responses=READ)
     async def sessions(table: TableFilter = None) -> list[SessionRow]:

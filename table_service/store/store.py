@@ -326,6 +326,26 @@ class Store:
             row = session.execute(_hands_query().where(HandModel.id == hand_id)).first()
         return None if row is None else _hand_row(*row)
 
+    def hand_entries(self, hand_id: int) -> list[Entry] | None:
+        """The log entries a hand was played in: after the table's previous hand (or the
+        start of its log) up to the entry that ended it. None for an unknown hand."""
+        with self._read() as session:
+            hand = session.get(HandModel, hand_id)
+            if hand is None:
+                return None
+            before = session.execute(
+                select(func.max(HandModel.log_id)).where(
+                    HandModel.table == hand.table, HandModel.id < hand.id
+                )
+            ).scalar()
+            table, last = hand.table, hand.log_id
+        entries = []
+        for entry in self.entries(table, after_log_id=before or 0):
+            if entry.log_id > last:
+                break
+            entries.append(entry)
+        return entries
+
     def ledger(self, session_id: int) -> list[LedgerRow]:
         """The session's money line by line, each with its seat's running total; raises
         NotFound for an unknown session."""

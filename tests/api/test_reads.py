@@ -212,3 +212,21 @@ async def test_health(api: Api, game: list[RecordedHand]) -> None:
     assert await api.get("/api/health") == {"status": "ok", "tables": 0}
     await api.play("t1", events_of(game[:1], "t1"))
     assert await api.get("/api/health") == {"status": "ok", "tables": 1}
+
+
+async def test_a_hands_events_step_through_the_hand(api: Api, game: list[RecordedHand]) -> None:
+    """GET /api/hands/{id}/events: the log entries from the previous hand's end to this one's,
+    in order, the last one the event that ended it; 404 for an unknown hand."""
+    await api.play("t1", events_of(game, "t1"))
+    hands = await api.get("/api/tables/t1/hands")
+    newest, previous = hands[0], hands[1]
+    entries = await api.get(f"/api/hands/{newest['id']}/events")
+    events = [e for e in entries if e["kind"] == "event"]
+    assert events[0]["seq"] == previous["seq"] + 1
+    assert (events[-1]["boot_id"], events[-1]["seq"]) == (newest["boot_id"], newest["seq"])
+    assert [e["seq"] for e in events] == sorted(e["seq"] for e in events)
+    assert any(e["body"]["kind"] == "shuffle_started" for e in events)
+    first = await api.get(f"/api/hands/{hands[-1]['id']}/events")
+    assert first[0]["kind"] == "session"  # the table's first hand starts with its session
+    missing = await api.client.get("/api/hands/999999/events")
+    assert missing.status_code == 404 and "error" in missing.json()
