@@ -122,11 +122,11 @@ class SeatState:
             "flowers": [f"h{tile_flower(t)}" for t in self.flowers],
             "discards": [tile_code(t) for t in self.river],
             "dead_hand": self.dead,
-            "passed_win": self.passed_win,
             "declared": None if self.declaration_void else self.declared,
             "owed_replacements": self.owed,
         }
-        if concealed:
+        if concealed:  # what only the referee may see: the tiles, and 過水 (it tells a wait)
+            data["passed_win"] = self.passed_win
             data["concealed"] = [tile_code(t) for t in self.concealed]
             data["concealed_ids"] = list(self.concealed)
         return data

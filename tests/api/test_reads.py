@@ -12,7 +12,7 @@ from hil_tests.truth import expected_result
 from table_service.mirror.mirror import TableMirror
 from tests.api.kit import Api, events_of, until
 
-SECRET_KEYS = {"concealed", "concealed_ids"}
+SECRET_KEYS = {"concealed", "concealed_ids", "passed_win"}  # 過水 tells a wait
 
 
 def mid_hand(game: list[RecordedHand], table: str) -> tuple[int, dict[str, Any]]:
