@@ -1,0 +1,159 @@
+// The service's API: JSON over fetch, and live WebSockets that reconnect by themselves.
+
+export class ApiError extends Error {
+  constructor(status, message, body) {
+    super(message);
+    this.status = status;
+    this.body = body;
+  }
+}
+
+async function request(method, url, { token, body } = {}) {
+  const headers = { Accept: "application/json" };
+  if (token) headers.Authorization = `Bearer ${token}`;
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  let response;
+  try {
+    response = await fetch(url, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      cache: "no-store",
+    });
+  } catch (exc) {
+    throw new ApiError(0, `network: ${exc.message}`, null);
+  }
+  let data = null;
+  const text = await response.text();
+  if (text) {
+    try {
+      data = JSON.parse(text);
+    } catch {
+      data = null;
+    }
+  }
+  if (!response.ok) {
+    const message = data && typeof data.error === "string" ? data.error : `HTTP ${response.status}`;
+    throw new ApiError(response.status, message, data);
+  }
+  return data;
+}
+
+export function getJSON(url, options) {
+  return request("GET", url, options);
+}
+
+export function postJSON(url, body, options = {}) {
+  return request("POST", url, { ...options, body });
+}
+
+export const BACKOFF_FIRST = 500; // ms
+export const BACKOFF_MAX = 10_000; // ms
+
+/**
+ * A WebSocket to the service that keeps itself connected: 0.5 s after a drop, doubling
+ * to 10 s, reset once a connection has lasted. `onMessage(json)` for each message,
+ * `onStatus(status, info)` with "connecting", "live" (from the first message of a
+ * connection: the service's snapshot) or "reconnecting" ({retryIn} ms). The caller must
+ * treat its data as stale whenever the status is not "live".
+ */
+export class LiveSocket {
+  constructor(path, { onMessage, onStatus, onOpen } = {}) {
+    this.path = path;
+    this.onMessage = onMessage ?? (() => {});
+    this.onStatus = onStatus ?? (() => {});
+    this.onOpen = onOpen ?? (() => {});
+    this.delay = BACKOFF_FIRST;
+    this.ws = null;
+    this.timer = null;
+    this.stableTimer = null;
+    this.closed = false;
+    this.status = "connecting";
+    this.connect();
+    // A laptop that sleeps or a TV whose network blinks: try again at once when the
+    // browser says the network is back or the page is shown again.
+    window.addEventListener("online", () => this.retryNow());
+    document.addEventListener("visibilitychange", () => {
+      if (document.visibilityState === "visible") this.retryNow();
+    });
+  }
+
+  url() {
+    const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+    return `${scheme}//${location.host}${this.path}`;
+  }
+
+  setStatus(status, info = {}) {
+    this.status = status;
+    this.onStatus(status, info);
+  }
+
+  connect() {
+    if (this.closed) return;
+    clearTimeout(this.timer);
+    this.timer = null;
+    let ws;
+    try {
+      ws = new WebSocket(this.url());
+    } catch {
+      this.scheduleRetry();
+      return;
+    }
+    this.ws = ws;
+    let fresh = false; // live only once the service's first message (its snapshot) is in
+    ws.addEventListener("open", () => {
+      this.onOpen();
+      // Only a connection that lasts resets the backoff (a server that accepts and drops
+      // at once must not be hammered).
+      this.stableTimer = setTimeout(() => {
+        this.delay = BACKOFF_FIRST;
+      }, 5000);
+    });
+    ws.addEventListener("message", (event) => {
+      let data;
+      try {
+        data = JSON.parse(event.data);
+      } catch {
+        return;
+      }
+      if (!fresh) {
+        fresh = true;
+        this.setStatus("live");
+      }
+      this.onMessage(data);
+    });
+    ws.addEventListener("close", () => {
+      clearTimeout(this.stableTimer);
+      if (this.ws === ws) this.ws = null;
+      this.scheduleRetry();
+    });
+    ws.addEventListener("error", () => {
+      // "close" follows and schedules the retry
+    });
+  }
+
+  scheduleRetry() {
+    if (this.closed || this.timer) return;
+    const wait = this.delay;
+    this.delay = Math.min(this.delay * 2, BACKOFF_MAX);
+    this.setStatus("reconnecting", { retryIn: wait });
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.connect();
+    }, wait);
+  }
+
+  retryNow() {
+    if (this.closed || this.ws) return;
+    clearTimeout(this.timer);
+    this.timer = null;
+    this.connect();
+  }
+
+  close() {
+    this.closed = true;
+    clearTimeout(this.timer);
+    clearTimeout(this.stableTimer);
+    if (this.ws) this.ws.close();
+  }
+}

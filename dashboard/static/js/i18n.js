@@ -1,0 +1,535 @@
+// Every string of the dashboard, Traditional Chinese (default) and English, in one table.
+// The language is remembered in localStorage ("mjtable.lang"). Pages call t(key, params)
+// and re-render on onLangChange. Nothing here is ever parsed as HTML.
+
+const STORE_KEY = "mjtable.lang";
+
+export const STRINGS = {
+  // --- chrome ---
+  "app.name": { zh: "麻將桌", en: "mjtable" },
+  "lang.toggle": { zh: "English", en: "中文" },
+  "lang.toggle.title": { zh: "Switch to English", en: "切換為中文" },
+  "nav.club": { zh: "全館", en: "Club" },
+  "nav.table": { zh: "牌桌", en: "Table" },
+  "nav.session": { zh: "場次", en: "Session" },
+  "nav.referee": { zh: "裁判", en: "Referee" },
+  "nav.docs": { zh: "API 文件", en: "API docs" },
+  "conn.live": { zh: "即時", en: "Live" },
+  "conn.connecting": { zh: "連線中…", en: "Connecting…" },
+  "conn.reconnecting": { zh: "重新連線中…", en: "Reconnecting…" },
+  "conn.stale": { zh: "與伺服器斷線：以下資料不是即時的", en: "Disconnected: what you see is not live" },
+  "conn.offline": { zh: "牌桌離線", en: "Table offline" },
+  "conn.offline.detail": { zh: "牌桌的連線中斷，恢復後自動補上", en: "The table's bridge is offline; it catches up when it returns" },
+  "conn.retry_in": { zh: "{s} 秒後重試", en: "retrying in {s} s" },
+  "load.error": { zh: "載入失敗：{error}", en: "Could not load: {error}" },
+  "loading": { zh: "載入中…", en: "Loading…" },
+  "none": { zh: "無", en: "none" },
+  "list.sep": { zh: "、", en: ", " },
+
+  // --- winds, seats, rounds ---
+  "wind.E": { zh: "東", en: "East" },
+  "wind.S": { zh: "南", en: "South" },
+  "wind.W": { zh: "西", en: "West" },
+  "wind.N": { zh: "北", en: "North" },
+  "wind.short.E": { zh: "東", en: "E" },
+  "wind.short.S": { zh: "南", en: "S" },
+  "wind.short.W": { zh: "西", en: "W" },
+  "wind.short.N": { zh: "北", en: "N" },
+  "round": { zh: "{wind}風圈", en: "{wind} round" },
+  "deal_no": { zh: "第{n}局", en: "hand {n}" },
+  "round.deal": { zh: "{wind}風圈 第{n}局", en: "{wind} round · hand {n}" },
+  "seat": { zh: "{n}號位", en: "seat {n}" },
+  "seat.player": { zh: "{name}（{n}號位）", en: "{name} (seat {n})" },
+  "dealer": { zh: "莊", en: "Dealer" },
+  "dealer.streak": { zh: "連{n}拉{n}", en: "Dealer ×{n}" },
+  "dealer.title": { zh: "莊家", en: "Dealer" },
+  "turn": { zh: "輪到", en: "To move" },
+  "turn.draw": { zh: "摸牌", en: "draw" },
+  "turn.discard": { zh: "打牌", en: "discard" },
+  "claim.may": { zh: "可碰・胡", en: "may pong/win" },
+  "claim.may_chow": { zh: "可吃・碰・胡", en: "may chow/pong/win" },
+  "claim.may_win": { zh: "可胡", en: "may win" },
+  "claim.open": { zh: "{name} 打出", en: "{name} discarded" },
+  "claim.who": { zh: "可搶牌：{names}", en: "May claim: {names}" },
+  "status.dead": { zh: "相公", en: "Dead hand" },
+  "status.passed": { zh: "過水", en: "Passed win" },
+  "status.heavenly_ready": { zh: "天聽", en: "Heavenly ready" },
+  "status.earthly_ready": { zh: "地聽", en: "Earthly ready" },
+  "status.owed": { zh: "待補 {n}", en: "{n} to replace" },
+  "tiles.left": { zh: "剩餘", en: "Left" },
+  "tiles.drawable": { zh: "可摸 {n} 張", en: "{n} drawable" },
+  "tiles.drawable.label": { zh: "可摸張數", en: "drawable tiles" },
+  "tiles.reserve": { zh: "保留 {n} 墩", en: "reserve {n} stacks" },
+  "tiles.wall": { zh: "牌牆 {n} 張", en: "wall {n} tiles" },
+  "tiles.concealed": { zh: "手牌 {n} 張", en: "{n} in hand" },
+  "flowers": { zh: "花", en: "Flowers" },
+  "melds": { zh: "明牌", en: "Melds" },
+  "discards": { zh: "河", en: "Discards" },
+    "hands.played": { zh: "已打 {n} 局", en: "{n} hands played" },
+  "score": { zh: "分數", en: "Score" },
+  "phase.none": { zh: "尚未開局", en: "No hand yet" },
+  "phase.idle": { zh: "閒置", en: "Idle" },
+  "phase.shuffling": { zh: "洗牌中", en: "Shuffling" },
+  "phase.built": { zh: "牌牆就緒", en: "Wall built" },
+  "phase.dealing": { zh: "配牌中", en: "Dealing" },
+  "phase.play": { zh: "對局中", en: "Playing" },
+  "phase.over": { zh: "本局結束", en: "Hand over" },
+  "no_table": { zh: "沒有這張牌桌：{t}", en: "No such table: {t}" },
+  "no_table.param": { zh: "請在網址加上 ?t=牌桌代號", en: "Add ?t=<table> to the address" },
+  "table.waiting": { zh: "等待牌桌資料…", en: "Waiting for the table…" },
+  "table.session": { zh: "場次紀錄", en: "Session record" },
+
+  // --- melds ---
+  "meld.chow": { zh: "吃", en: "chow" },
+  "meld.pong": { zh: "碰", en: "pong" },
+  "meld.kong_exposed": { zh: "明槓", en: "kong" },
+  "meld.kong_added": { zh: "加槓", en: "added kong" },
+  "meld.kong_concealed": { zh: "暗槓", en: "concealed kong" },
+
+  // --- banners: hands ---
+  "hand.win": { zh: "胡牌", en: "Win" },
+  "hand.self_draw": { zh: "自摸", en: "Self-draw" },
+  "hand.discard": { zh: "{payer} 放槍", en: "on {payer}'s discard" },
+  "hand.robbing_kong": { zh: "搶槓：{payer} 付", en: "robbing {payer}'s kong" },
+  "hand.flower_win": { zh: "花胡", en: "Flower win" },
+  "hand.eight_immortals": { zh: "八仙過海", en: "Eight immortals" },
+  "hand.seven_rob_one": { zh: "七搶一：{payer} 付", en: "Seven rob one: {payer} pays" },
+  "hand.seven_rob_one_self_draw": { zh: "七搶一自摸", en: "Seven rob one, self-drawn" },
+  "hand.drawn": { zh: "荒局", en: "Drawn hand" },
+  "hand.drawn.detail": { zh: "無人胡牌，{dealer} 連莊", en: "No winner; {dealer} keeps the deal" },
+  "hand.false_win": { zh: "詐胡", en: "False win" },
+  "hand.false_win.detail": { zh: "{name} 詐胡，賠三家", en: "{name} declared a false win and pays the three others" },
+  "hand.false_win.codes": { zh: "原因", en: "Why" },
+  "hand.winning_tile": { zh: "胡", en: "Winning tile" },
+  "hand.no": { zh: "第{n}手", en: "Hand {n}" },
+  "hand.tai": { zh: "台數", en: "Tai" },
+  "hand.total": { zh: "合計", en: "Total" },
+  "hand.tai_n": { zh: "{n} 台", en: "{n} tai" },
+  "hand.face": { zh: "牌面", en: "Hand value" },
+  "hand.dealer_tai": { zh: "莊家台（另計）", en: "Dealer tai (apart)" },
+  "hand.dealer_tai.dealer": { zh: "作莊", en: "Dealer" },
+  "hand.dealer_tai.streak": { zh: "連{n}拉{n}", en: "{n}-hand streak" },
+  "hand.no_items": { zh: "屁胡（0 台）", en: "No tai (a 0-tai win)" },
+  "hand.settlement": { zh: "結算", en: "Settlement" },
+  "hand.pays": { zh: "{from} → {to}", en: "{from} → {to}" },
+  "hand.next": { zh: "下一局：{dealer} 作莊{streak}，{round}", en: "Next: {dealer} deals{streak}, {round}" },
+  "hand.next.streak": { zh: "（連{n}）", en: " (streak {n})" },
+  "hand.jiang_over": { zh: "一將結束", en: "The 將 is over" },
+  "hand.waiting_next": { zh: "等待下一局", en: "Until the next hand" },
+
+  // --- banners: violations and faults ---
+  "violation": { zh: "違規", en: "Violation" },
+  "violation.by": { zh: "{name}（{wind}家）", en: "{name} ({wind})" },
+  "fault": { zh: "感應異常", en: "Sensor fault" },
+  "fault.nobody": { zh: "非玩家過失，請裁判確認", en: "No player is blamed; the referee checks the table" },
+  "dismiss": { zh: "關閉", en: "Close" },
+
+  // --- club view ---
+  "club.title": { zh: "全館牌桌", en: "All tables" },
+  "club.tables": { zh: "{n} 桌", en: "{n} tables" },
+  "club.playing": { zh: "對局中 {n}", en: "{n} playing" },
+  "club.idle": { zh: "閒置 {n}", en: "{n} idle" },
+  "club.offline": { zh: "離線 {n}", en: "{n} offline" },
+  "club.open_violations": { zh: "待裁決 {n}", en: "{n} to rule" },
+  "club.state.playing": { zh: "對局中", en: "Playing" },
+  "club.state.idle": { zh: "閒置", en: "Idle" },
+  "club.state.offline": { zh: "離線", en: "Offline" },
+  "club.leader": { zh: "領先", en: "Leads" },
+  "club.dealer": { zh: "莊", en: "Dealer" },
+  "club.empty": { zh: "尚無牌桌", en: "No tables yet" },
+  "club.violations": { zh: "違規 {n}", en: "{n} violations" },
+
+  // --- session view ---
+  "session.title": { zh: "場次 {id}", en: "Session {id}" },
+  "session.list": { zh: "所有場次", en: "All sessions" },
+  "session.table": { zh: "牌桌 {t}", en: "Table {t}" },
+  "session.started": { zh: "開始 {at}", en: "started {at}" },
+  "session.ended": { zh: "結束 {at}", en: "ended {at}" },
+  "session.open": { zh: "進行中", en: "in play" },
+  "session.stakes": { zh: "底 {base}／台 {per_tai}", en: "base {base} / {per_tai} a tai" },
+  "session.profile": { zh: "規則 {p}", en: "rules {p}" },
+  "session.standings": { zh: "戰績", en: "Standings" },
+  "session.chart": { zh: "累計分數", en: "Running score" },
+  "session.hands": { zh: "牌局紀錄", en: "Hands" },
+  "session.none": { zh: "尚無牌局", en: "No hands yet" },
+  "session.not_found": { zh: "沒有這個場次：{id}", en: "No such session: {id}" },
+  "session.col.player": { zh: "玩家", en: "Player" },
+  "session.col.total": { zh: "總分", en: "Total" },
+  "session.col.hands": { zh: "局數", en: "Hands" },
+  "session.col.wins": { zh: "胡", en: "Wins" },
+  "session.col.self_draws": { zh: "自摸", en: "Self-draws" },
+  "session.col.dealt_in": { zh: "放槍", en: "Dealt in" },
+  "session.col.false_wins": { zh: "詐胡", en: "False wins" },
+  "session.col.hand": { zh: "局", en: "Hand" },
+  "session.col.round": { zh: "圈", en: "Round" },
+  "session.col.result": { zh: "結果", en: "Result" },
+  "session.col.tile": { zh: "胡張", en: "Tile" },
+  "session.col.tai": { zh: "台", en: "Tai" },
+  "session.col.payments": { zh: "付款", en: "Payments" },
+  "session.replay": { zh: "逐步重播", en: "Step through" },
+  "session.x_hand": { zh: "局", en: "hand" },
+  "session.correction": { zh: "裁判更正", en: "correction" },
+  "session.start": { zh: "開始", en: "start" },
+  "session.csv": { zh: "匯出 CSV", en: "Export CSV" },
+
+  // --- the stepper ---
+  "step.title": { zh: "第{n}手 逐步重播", en: "Hand {n}, step by step" },
+  "step.first": { zh: "« 開頭", en: "« Start" },
+  "step.prev": { zh: "‹ 上一步", en: "‹ Back" },
+  "step.next": { zh: "下一步 ›", en: "Next ›" },
+  "step.last": { zh: "結尾 »", en: "End »" },
+  "step.play": { zh: "播放", en: "Play" },
+  "step.pause": { zh: "暫停", en: "Pause" },
+  "step.close": { zh: "關閉", en: "Close" },
+  "step.of": { zh: "第 {i} / {n} 步", en: "step {i} of {n}" },
+  "step.unavailable": { zh: "伺服器尚未提供逐步重播", en: "The service does not offer step-by-step replay yet" },
+  "ev.shuffle_started": { zh: "開始洗牌", en: "Shuffle started" },
+  "ev.shuffle_finished": { zh: "洗牌完成", en: "Shuffle finished" },
+  "ev.wall_built": { zh: "牌牆立起", en: "Walls built" },
+  "ev.dice_rolled": { zh: "{roll}點數 {a}・{b}・{c}", en: "Dice for {roll}: {a} · {b} · {c}" },
+  "ev.dice.seating": { zh: "搬風", en: "seating" },
+  "ev.dice.dealer": { zh: "定莊", en: "choosing the dealer" },
+  "ev.dice.deal": { zh: "開門", en: "opening the wall" },
+  "ev.tile_drawn": { zh: "{name} 摸牌", en: "{name} draws" },
+  "ev.tile_drawn.back": { zh: "{name} 自槓尾補牌", en: "{name} draws a replacement" },
+  "ev.tile_discarded": { zh: "{name} 打出", en: "{name} discards" },
+  "ev.meld_exposed": { zh: "{name} {meld}", en: "{name}: {meld}" },
+  "ev.flower_revealed": { zh: "{name} 補花", en: "{name} reveals a flower" },
+  "ev.seat_button": { zh: "{name} 按「{button}」", en: "{name} presses {button}" },
+  "ev.hand_revealed": { zh: "{name} 攤牌", en: "{name} reveals the hand" },
+  "ev.tiles_left": { zh: "牌桌計數：剩 {n} 張", en: "Table count: {n} tiles left" },
+  "ev.fault": { zh: "機台故障 {code}", en: "Machine fault: {code}" },
+  "ev.state": { zh: "機台狀態回報", en: "Table state report" },
+  "ev.tiles_shown": { zh: "{name} 亮出牌", en: "{name} showed tiles" },
+  "ev.invalid": { zh: "無效訊框", en: "Invalid frame" },
+  "ev.session": { zh: "場次開始", en: "Session started" },
+  "ev.correction": { zh: "裁判更正", en: "Referee correction" },
+  "ev.other": { zh: "{kind}", en: "{kind}" },
+  "button.win": { zh: "胡", en: "win" },
+  "button.ready": { zh: "聽", en: "ready" },
+  "button.pong": { zh: "碰", en: "pong" },
+  "button.chow": { zh: "吃", en: "chow" },
+  "button.kong": { zh: "槓", en: "kong" },
+  "button.pass": { zh: "過", en: "pass" },
+
+  // --- referee ---
+  "ref.title": { zh: "裁判台", en: "Referee desk" },
+  "ref.token": { zh: "裁判權杖", en: "Referee token" },
+  "ref.token.hint": { zh: "貼上權杖（僅保存在此分頁）", en: "Paste a token (kept in this tab only)" },
+  "ref.token.save": { zh: "使用", en: "Use" },
+  "ref.token.forget": { zh: "清除權杖", en: "Forget token" },
+  "ref.token.set": { zh: "已設定權杖", en: "Token set" },
+  "ref.token.missing": { zh: "尚未設定權杖：只能瀏覽", en: "No token: read only" },
+  "ref.open": { zh: "待裁決的違規", en: "Open violations" },
+  "ref.open.none": { zh: "沒有待裁決的違規", en: "No open violations" },
+  "ref.refresh": { zh: "重新整理", en: "Refresh" },
+  "ref.confirm": { zh: "確認違規", en: "Confirm" },
+  "ref.dismiss": { zh: "駁回", en: "Dismiss" },
+  "ref.note": { zh: "備註", en: "Note" },
+  "ref.decided": { zh: "已{decision}違規 #{id}", en: "Violation #{id} {decision}" },
+  "ref.decision.confirmed": { zh: "確認", en: "confirmed" },
+  "ref.decision.dismissed": { zh: "駁回", en: "dismissed" },
+  "ref.correction": { zh: "更正", en: "Corrections" },
+  "ref.table": { zh: "牌桌", en: "Table" },
+  "ref.kind": { zh: "種類", en: "Kind" },
+  "ref.kind.deal": { zh: "更正下一局莊家", en: "Next deal" },
+  "ref.kind.penalty": { zh: "罰款（包賠／眼牌）", en: "Penalty (包賠 / 眼牌)" },
+  "ref.kind.note": { zh: "備註", en: "Note" },
+  "ref.dealer": { zh: "莊家座位", en: "Dealer seat" },
+  "ref.streak": { zh: "連莊數", en: "Streak" },
+  "ref.round_wind": { zh: "圈風", en: "Round wind" },
+  "ref.offender": { zh: "違規者", en: "Offender" },
+  "ref.tai": { zh: "牌面台數", en: "Tai (hand value)" },
+  "ref.reason": { zh: "原因", en: "Reason" },
+  "ref.submit": { zh: "送出", en: "Submit" },
+  "ref.sent": { zh: "已記錄更正 #{id}", en: "Correction #{id} recorded" },
+  "ref.recent": { zh: "最近的更正", en: "Recent corrections" },
+  "ref.faults": { zh: "最近的感應異常", en: "Recent sensor faults" },
+  "ref.col.when": { zh: "時間", en: "When" },
+  "ref.col.table": { zh: "牌桌", en: "Table" },
+  "ref.col.who": { zh: "違規者", en: "Offender" },
+  "ref.col.rule": { zh: "規則", en: "Rule" },
+  "ref.col.detail": { zh: "經過", en: "Detail" },
+  "ref.col.action": { zh: "裁決", en: "Ruling" },
+  "ref.err.401": { zh: "權杖無效或已撤銷", en: "Unknown or revoked token" },
+  "ref.err.403": { zh: "此權杖沒有這個權限", en: "This token's role may not do this" },
+  "ref.err": { zh: "失敗：{error}", en: "Failed: {error}" },
+  "ref.need_token": { zh: "請先貼上權杖", en: "Paste a token first" },
+};
+
+// The rule each violation code breaks (taiwan16.md §3), and each fault code, in words.
+export const VIOLATIONS = {
+  out_of_turn: {
+    zh: ["錯家取牌", "未輪到自己時摸牌或吃碰"],
+    en: ["Out of turn", "a tile taken (drawn or claimed) when it is not that seat's move"],
+  },
+  wrong_end: {
+    zh: ["摸錯端", "輪摸自槓尾摸牌，或補牌自牌頭摸"],
+    en: ["Wrong end", "a turn's draw from the back of the wall, or a replacement from the front"],
+  },
+  replacement_order: {
+    zh: ["補花失序", "未依序補花，或摸到花牌未補就打牌（相公）"],
+    en: ["Flower replacement out of order", "a flower replaced out of its pass, or not replaced before the discard (dead hand)"],
+  },
+  reserve_draw: {
+    zh: ["摸入殘牌", "摸了保留的八墩殘牌"],
+    en: ["Reserve drawn", "a tile drawn from the 16-tile reserve"],
+  },
+  chow_not_from_left: {
+    zh: ["錯吃", "吃了不是上家打出的牌（相公）"],
+    en: ["Chow not from the left", "a chow of a discard that is not the previous player's (dead hand)"],
+  },
+  restriction_1: {
+    zh: ["行牌禁制一", "吃或碰之後，同一打序內不得開槓"],
+    en: ["Restriction 1", "a kong in the same turn right after a chow or pong"],
+  },
+  restriction_2: {
+    zh: ["行牌禁制二", "碰槓後的補牌不得自摸胡牌"],
+    en: ["Restriction 2", "a self-draw win on the replacement after a kong from a discard"],
+  },
+  restriction_3: {
+    zh: ["行牌禁制三", "碰槓補牌後，同一打序內不得再暗槓或加槓"],
+    en: ["Restriction 3", "another kong in the same turn after a kong-from-discard replacement"],
+  },
+  restriction_4: {
+    zh: ["行牌禁制四", "自摸必須始於依序的正常摸牌"],
+    en: ["Restriction 4", "a self-draw win that did not begin with a normal draw in turn order"],
+  },
+  restriction_5: {
+    zh: ["行牌禁制五", "暗槓後槓上胡牌，胡的牌是本巡已打出的牌"],
+    en: ["Restriction 5", "a replacement win after a concealed kong on a tile discarded in this go-round"],
+  },
+  restriction_6: {
+    zh: ["行牌禁制六", "吃後打出同張或其絡、同巡吃自己打過的牌或其絡、碰後打出同張（相公）"],
+    en: ["Restriction 6", "after a chow, discarding the same tile or its other end; chowing a tile one discarded this go-round; after a pong, discarding the same tile (dead hand)"],
+  },
+  restriction_7: {
+    zh: ["行牌禁制七", "可摸牌剩三張以下時不得吃、碰或碰槓"],
+    en: ["Restriction 7", "a chow, pong or kong with three or fewer drawable tiles left"],
+  },
+  restriction_8: {
+    zh: ["行牌禁制八", "自己失誤亮出的牌，不得吃碰或胡他人打出的同張"],
+    en: ["Restriction 8", "a claim or a win on a discard with a tile the seat showed by its own fault"],
+  },
+  passed_win: {
+    zh: ["過水胡", "過水尚未解除就胡牌"],
+    en: ["Passed win", "a win declared after letting a winning tile go, before it cleared"],
+  },
+  passed_pong: {
+    zh: ["過碰", "同一巡內碰了剛放過的同一種牌"],
+    en: ["Passed pong", "a pong of a tile let go without ponging in the same go-round"],
+  },
+  late_claim: {
+    zh: ["逾時吃碰胡", "時機已過才吃、碰、槓或胡（相公）"],
+    en: ["Late claim", "a claim after its window closed (dead hand)"],
+  },
+  dead_hand_claim: {
+    zh: ["相公吃碰胡", "相公者只能摸牌打牌，不得吃碰槓胡"],
+    en: ["Claim by a dead hand", "a claim or a win by a seat that is a dead hand"],
+  },
+  hand_size: {
+    zh: ["缺張或逾張", "手牌張數不對（相公）"],
+    en: ["Wrong hand size", "a short or long hand (dead hand)"],
+  },
+  flower_discarded: {
+    zh: ["打出花牌", "花牌應亮出補牌，卻打了出去（相公）"],
+    en: ["Flower discarded", "a flower discarded instead of revealed (dead hand)"],
+  },
+  void_declaration: {
+    zh: ["聽牌無效", "宣告天聽或地聽時並未聽牌"],
+    en: ["Void declaration", "heavenly or earthly ready declared on a hand that is not ready"],
+  },
+  kong_without_replacement: {
+    zh: ["無牌可補之槓", "已無可摸的牌，仍然開槓"],
+    en: ["Kong without replacement", "a kong with no drawable tile left for its replacement"],
+  },
+  false_win: {
+    zh: ["詐胡", "宣告胡牌，但牌型不成立"],
+    en: ["False win", "a win declared on a hand that is not a winning hand"],
+  },
+};
+
+export const FAULTS = {
+  fifth_copy: {
+    zh: ["第五張", "同一種牌出現第五張（感應器誤讀）"],
+    en: ["Fifth copy", "a fifth copy of a tile kind in play (a sensor misread)"],
+  },
+  tile_twice: {
+    zh: ["一牌兩處", "同一張實體牌同時出現在兩個地方"],
+    en: ["Tile in two places", "one physical tile seen in two places at once"],
+  },
+  unknown_tile: {
+    zh: ["無法辨識的牌", "感應器回報了無法辨識的牌"],
+    en: ["Unknown tile", "the sensors reported a tile that cannot be identified"],
+  },
+  impossible: {
+    zh: ["不可能的事件", "此階段不可能發生的事件"],
+    en: ["Impossible event", "an event that cannot happen in this phase of the game"],
+  },
+  count_mismatch: {
+    zh: ["張數不符", "牌桌回報的剩餘張數與系統計數不同"],
+    en: ["Count mismatch", "the table's tiles-left count differs from the service's own"],
+  },
+  gap: {
+    zh: ["事件遺失", "事件序號跳號，有事件遺失"],
+    en: ["Events missing", "the event numbering jumped: events are missing"],
+  },
+};
+
+// 台 items by id (taiwan16.md §4): the API sends each item's name and English name too;
+// this table covers an item whose record lacks them.
+export const ITEMS = {
+  seat_wind_pong: { zh: "風字坎（開門序）", en: "seat wind pong" },
+  round_wind_pong: { zh: "風字坎（圈序）", en: "round wind pong" },
+  dragon_pong: { zh: "箭字坎", en: "dragon pong" },
+  concealed: { zh: "門清", en: "concealed hand" },
+  concealed_self_draw: { zh: "不求.自摸", en: "concealed self-draw" },
+  all_melded: { zh: "全求", en: "all melded" },
+  half_melded: { zh: "半求", en: "half melded" },
+  ping_hu: { zh: "平胡", en: "all chows" },
+  all_pongs: { zh: "對對胡", en: "all pongs" },
+  single_wait: { zh: "獨聽", en: "single wait" },
+  robbing_kong: { zh: "搶槓", en: "robbing the kong" },
+  all_honors: { zh: "字一色", en: "all honours" },
+  full_flush: { zh: "清一色", en: "full flush" },
+  half_flush: { zh: "湊一色", en: "half flush" },
+  three_concealed_pongs: { zh: "三暗坎", en: "three concealed pongs" },
+  four_concealed_pongs: { zh: "四暗坎", en: "four concealed pongs" },
+  five_concealed_pongs: { zh: "五暗坎", en: "five concealed pongs" },
+  big_four_winds: { zh: "大四喜", en: "big four winds" },
+  small_four_winds: { zh: "小四喜", en: "small four winds" },
+  big_three_dragons: { zh: "大三元", en: "big three dragons" },
+  small_three_dragons: { zh: "小三元", en: "small three dragons" },
+  self_draw: { zh: "自摸", en: "self-draw" },
+  kong_bloom: { zh: "槓上開花", en: "win on a replacement" },
+  last_tile: { zh: "海底撈月", en: "last tile" },
+  seat_flower: { zh: "花牌", en: "seat flower" },
+  flower_kong: { zh: "花槓", en: "flower kong" },
+  all_flowers: { zh: "滿花", en: "all flowers" },
+  eight_immortals: { zh: "八仙過海", en: "eight immortals" },
+  seven_rob_one: { zh: "七搶一", en: "seven rob one" },
+  heavenly_ready: { zh: "天聽", en: "heavenly ready" },
+  earthly_ready: { zh: "地聽", en: "earthly ready" },
+  heavenly_win: { zh: "天胡", en: "heavenly win" },
+  earthly_win: { zh: "地胡", en: "earthly win" },
+  human_win: { zh: "人胡", en: "human win" },
+  all_honors_overlap: { zh: "字一色減計", en: "all honours overlap" },
+  lik_gu: { zh: "嚦咕嚦咕", en: "seven pairs and a pong" },
+};
+
+// Tile names (for labels and screen readers).
+const NUMERALS = "一二三四五六七八九";
+const SUITS = { m: { zh: "萬", en: "characters" }, p: { zh: "筒", en: "dots" }, s: { zh: "索", en: "bamboo" } };
+const HONOURS = {
+  E: { zh: "東", en: "East" }, S: { zh: "南", en: "South" }, W: { zh: "西", en: "West" },
+  N: { zh: "北", en: "North" }, C: { zh: "紅中", en: "Red dragon" },
+  F: { zh: "發財", en: "Green dragon" }, P: { zh: "白板", en: "White dragon" },
+};
+const FLOWERS = {
+  zh: ["春", "夏", "秋", "冬", "梅", "蘭", "菊", "竹"],
+  en: ["Spring", "Summer", "Autumn", "Winter", "Plum", "Orchid", "Chrysanthemum", "Bamboo"],
+};
+
+let current = initial();
+const listeners = new Set();
+
+function initial() {
+  try {
+    const saved = localStorage.getItem(STORE_KEY);
+    if (saved === "zh" || saved === "en") return saved;
+  } catch {
+    // storage disabled: the default
+  }
+  return "zh";
+}
+
+export function lang() {
+  return current;
+}
+
+export function setLang(value) {
+  if (value !== "zh" && value !== "en") return;
+  current = value;
+  try {
+    localStorage.setItem(STORE_KEY, value);
+  } catch {
+    // not remembered, still switched
+  }
+  document.documentElement.lang = value === "zh" ? "zh-Hant-TW" : "en";
+  for (const fn of listeners) fn(value);
+}
+
+export function toggleLang() {
+  setLang(current === "zh" ? "en" : "zh");
+}
+
+export function onLangChange(fn) {
+  listeners.add(fn);
+}
+
+/** The string for `key` in the current language, `{name}` placeholders filled. */
+export function t(key, params = {}) {
+  const entry = STRINGS[key];
+  const text = entry ? entry[current] ?? entry.zh : key;
+  return text.replace(/\{(\w+)\}/g, (_, name) => (name in params ? String(params[name]) : `{${name}}`));
+}
+
+function pair(table, code) {
+  const entry = table[code];
+  if (!entry) return [code, ""];
+  return entry[current] ?? entry.zh;
+}
+
+/** [title, rule in words] of a violation code (an unknown code is shown as itself). */
+export function violationRule(code) {
+  return pair(VIOLATIONS, code);
+}
+
+/** [title, meaning] of a fault code. */
+export function faultRule(code) {
+  return pair(FAULTS, code);
+}
+
+/** A 台 item's name in the current language: the record's own names first. */
+export function itemName(item) {
+  if (current === "zh") return item.name || ITEMS[item.id]?.zh || item.id;
+  return item.en || ITEMS[item.id]?.en || item.id;
+}
+
+export function windName(wind, short = false) {
+  return wind ? t(`${short ? "wind.short" : "wind"}.${wind}`) : "";
+}
+
+/** A tile code's name: 五萬, 東, 紅中, 春 … (English: "5 characters"). */
+export function tileName(code) {
+  if (!code) return "";
+  if (code === "back") return current === "zh" ? "牌背" : "tile back";
+  if (code[0] === "h") {
+    const i = Number(code.slice(1)) - 1;
+    return FLOWERS[current][i] ?? code;
+  }
+  if (HONOURS[code]) return HONOURS[code][current];
+  const n = Number(code[0]);
+  const suit = SUITS[code[1]];
+  if (!suit) return code;
+  return current === "zh" ? `${NUMERALS[n - 1]}${suit.zh}` : `${n} ${suit.en}`;
+}
+
+/** Money with a sign and grouping: +1,240 / −360 / 0. */
+export function money(n) {
+  const abs = Math.abs(n).toLocaleString("en-US");
+  if (n > 0) return `+${abs}`;
+  if (n < 0) return `−${abs}`;
+  return "0";
+}
+
+export function dateTime(unixSeconds) {
+  if (!unixSeconds) return "";
+  const d = new Date(unixSeconds * 1000);
+  return d.toLocaleString(current === "zh" ? "zh-TW" : "en-GB", {
+    year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit",
+    hourCycle: "h23",
+  });
+}
+
+document.documentElement.lang = current === "zh" ? "zh-Hant-TW" : "en";

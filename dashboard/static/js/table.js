@@ -1,0 +1,134 @@
+// table.html?t=<table>: one table's scoreboard, live over /api/tables/{t}/ws.
+
+import { getJSON, LiveSocket } from "./api.js";
+import { Banners } from "./banners.js";
+import { renderBoard } from "./board.js";
+import { $, fill, h, param } from "./dom.js";
+import { t } from "./i18n.js";
+import { ConnectionView, setupPage } from "./ui.js";
+
+const TABLE_PATTERN = /^[A-Za-z0-9_-]{1,32}$/;
+const FLASH_MS = 6000;
+
+const table = param("t");
+let state = null;
+let known = false; // a snapshot has been received (state may still be null: no such table yet)
+const flash = new Map(); // seat -> timer
+let frame = 0;
+
+const boardWrap = $("#board-wrap");
+const banners = new Banners($("#hand-banner"), $("#toasts"), () => state);
+const connection = new ConnectionView();
+
+function scheduleRender() {
+  if (frame) return;
+  frame = requestAnimationFrame(() => {
+    frame = 0;
+    render();
+  });
+}
+
+function render() {
+  document.title = table ? `${table} · ${t("app.name")}` : t("app.name");
+  fill($("#title"), table ? `${t("nav.table")} ${table}` : t("nav.table"));
+  const meta = $("#meta");
+  if (!table || !TABLE_PATTERN.test(table)) {
+    fill(boardWrap, h("div", { class: "notice" }, t("no_table.param")));
+    fill(meta);
+    return;
+  }
+  if (!state) {
+    fill(boardWrap, h("div", { class: "notice" }, known ? t("no_table", { t: table }) : t("loading"),
+      known ? h("div", { class: "notice-sub" }, t("table.waiting")) : null));
+    fill(meta);
+    return;
+  }
+  fill(meta,
+    h("span", null, t("hands.played", { n: state.hands ?? 0 })),
+    state.session_id ? h("a", { href: `session.html?id=${encodeURIComponent(state.session_id)}` }, t("table.session")) : null);
+  const offline = state.online === false;
+  document.body.classList.toggle("is-offline", offline);
+  const label = $("#offline-label");
+  label.hidden = !offline;
+  fill(label, h("strong", null, t("conn.offline")), h("span", null, t("conn.offline.detail")));
+  fill(boardWrap, renderBoard(state, { flash: new Set(flash.keys()) }));
+  banners.layout();
+}
+
+function flashSeat(seat) {
+  clearTimeout(flash.get(seat));
+  flash.set(seat, setTimeout(() => {
+    flash.delete(seat);
+    scheduleRender();
+  }, FLASH_MS));
+}
+
+async function refetch() {
+  try {
+    state = await getJSON(`/api/tables/${encodeURIComponent(table)}`);
+  } catch (exc) {
+    if (exc.status === 404) state = null;
+    else return;
+  }
+  known = true;
+  scheduleRender();
+}
+
+/** A page opened (or reconnected) after a hand ended: show that hand's result again. */
+async function showLastHand() {
+  if (banners.hand || state?.hand?.phase !== "over") return;
+  try {
+    const [last] = await getJSON(`/api/tables/${encodeURIComponent(table)}/hands?limit=1`);
+    if (last && !banners.hand && state?.hand?.phase === "over") banners.showHand({ ...last, hand: last.hand_no });
+  } catch {
+    // no banner then
+  }
+}
+
+function onMessage(message) {
+  switch (message.type) {
+    case "snapshot":
+      state = message.state ?? null;
+      known = true;
+      banners.onState(state);
+      showLastHand();
+      break;
+    case "state":
+      state = message.state;
+      known = true;
+      banners.onState(state);
+      break;
+    case "hand":
+      banners.showHand(message.record);
+      break;
+    case "violation":
+      banners.toast("violation", message.record);
+      flashSeat(message.record.seat);
+      break;
+    case "fault":
+      banners.toast("fault", message.record);
+      break;
+    case "resync":
+      refetch();
+      break;
+    default:
+      return;
+  }
+  scheduleRender();
+}
+
+window.addEventListener("resize", () => banners.layout());
+
+setupPage(() => {
+  render();
+  banners.refresh();
+});
+
+if (table && TABLE_PATTERN.test(table)) {
+  new LiveSocket(`/api/tables/${encodeURIComponent(table)}/ws`, {
+    onMessage,
+    onStatus: (status, info) => connection.set(status, info),
+  });
+} else {
+  connection.set("live");
+}

@@ -1,0 +1,70 @@
+// What every page shares: static text by `data-i18n` keys, the language toggle, the
+// connection pill, and the "not live" state of a page whose socket is down.
+
+import { $, h } from "./dom.js";
+import { onLangChange, t, toggleLang } from "./i18n.js";
+
+/** Fill every element with `data-i18n="key"` (and `data-i18n-placeholder`, `-title`). */
+export function translateStatic(root = document) {
+  for (const el of root.querySelectorAll("[data-i18n]")) el.textContent = t(el.dataset.i18n);
+  for (const el of root.querySelectorAll("[data-i18n-placeholder]")) el.placeholder = t(el.dataset.i18nPlaceholder);
+  for (const el of root.querySelectorAll("[data-i18n-title]")) el.title = t(el.dataset.i18nTitle);
+}
+
+/**
+ * Wire the page: the toggle (a button with id "lang"), static text, and `render` again
+ * whenever the language changes.
+ */
+export function setupPage(render) {
+  const button = $("#lang");
+  if (button) {
+    button.addEventListener("click", () => toggleLang());
+  }
+  const apply = () => {
+    translateStatic();
+    if (button) {
+      button.textContent = t("lang.toggle");
+      button.title = t("lang.toggle.title");
+    }
+    if (render) render();
+  };
+  onLangChange(apply);
+  apply();
+}
+
+/**
+ * The connection pill (element with id "conn") and the page's stale state: whenever the
+ * socket is not live, <body> gets `is-stale` (the board dims, the "reconnecting" label shows).
+ */
+export class ConnectionView {
+  constructor() {
+    this.pill = $("#conn");
+    this.label = $("#stale-label");
+    this.status = "connecting";
+    this.retryIn = 0;
+    onLangChange(() => this.render());
+    this.render();
+  }
+
+  set(status, info = {}) {
+    this.status = status;
+    this.retryIn = info.retryIn ?? 0;
+    this.render();
+  }
+
+  render() {
+    const live = this.status === "live";
+    document.body.classList.toggle("is-stale", !live);
+    document.body.dataset.conn = this.status;
+    if (this.pill) {
+      this.pill.className = `conn conn--${this.status}`;
+      this.pill.replaceChildren(h("span", { class: "conn-dot" }), t(`conn.${this.status}`));
+    }
+    if (this.label) {
+      this.label.replaceChildren(
+        h("strong", null, t(this.status === "connecting" ? "conn.connecting" : "conn.reconnecting")),
+        h("span", null, t("conn.stale")),
+      );
+    }
+  }
+}

@@ -1,0 +1,279 @@
+"""Vendor the slices of Noto Sans TC the dashboard needs (no CDN; a club TV may have no CJK font).
+
+    .venv/bin/python -m dashboard.tools.vendor_fonts [--tarball PATH] [--check]
+
+From the npm package @fontsource/noto-sans-tc (SIL OFL 1.1), whose fonts come cut into
+slices (`files/noto-sans-tc-<n>-<weight>-normal.woff2`), each covering the unicode-range its
+CSS gives: collect every character the dashboard can show (its pages and scripts in
+dashboard/static, outside vendor/; the Chinese names of the 台 items in
+table_service/rules/items.py; the Chinese words in the mirror's sentences for the referee;
+printable ASCII for names and numbers), keep only the slices (weights 400 and 700) that
+cover one of them, copy those and the licence into dashboard/static/vendor/fonts/, and
+write fonts.css with their @font-face rules, unicode-range kept: a browser downloads only
+the slices a page actually uses. `--check` exits 1 when the vendored files are stale.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import re
+import sys
+import tarfile
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+STATIC = ROOT / "dashboard" / "static"
+OUT = STATIC / "vendor" / "fonts"
+TARBALL = Path("/tmp/npmx/fontsource-noto-sans-tc-5.3.0.tgz")
+WEIGHTS = (400, 700)
+FAMILY = "Noto Sans TC"
+PREFIX = "noto-sans-tc-"
+
+_FACE = re.compile(r"@font-face\s*{(.*?)}", re.S)
+_SRC = re.compile(r"url\(\./files/([^)]+?\.woff2)\)")
+_RANGE = re.compile(r"unicode-range:\s*([^;]+);")
+_WEIGHT = re.compile(r"font-weight:\s*(\d+);")
+_STRING = re.compile(r"""(["'])((?:\\.|(?!\1).)*)\1""")
+
+
+@dataclass(frozen=True)
+class Slice:
+    file: str  # e.g. noto-sans-tc-113-400-normal.woff2
+    weight: int
+    ranges: tuple[tuple[int, int], ...]
+    unicode_range: str  # as the package's CSS writes it
+
+    def covers(self, code: int) -> bool:
+        return any(lo <= code <= hi for lo, hi in self.ranges)
+
+
+def parse_ranges(text: str) -> tuple[tuple[int, int], ...]:
+    """`U+4e00-4e0f,U+ff01` → ((0x4e00, 0x4e0f), (0xff01, 0xff01))."""
+    ranges = []
+    for part in text.split(","):
+        part = part.strip().upper().removeprefix("U+")
+        if not part:
+            continue
+        if "?" in part:  # U+4?? wildcards
+            ranges.append((int(part.replace("?", "0"), 16), int(part.replace("?", "F"), 16)))
+        elif "-" in part:
+            lo, hi = part.split("-")
+            ranges.append((int(lo, 16), int(hi, 16)))
+        else:
+            ranges.append((int(part, 16), int(part, 16)))
+    return tuple(ranges)
+
+
+def parse_css(css: str) -> list[Slice]:
+    slices = []
+    for block in _FACE.findall(css):
+        src, rng, weight = _SRC.search(block), _RANGE.search(block), _WEIGHT.search(block)
+        if src and rng and weight:
+            ranges = parse_ranges(rng.group(1))
+            slices.append(Slice(src.group(1), int(weight.group(1)), ranges, rng.group(1).strip()))
+    return slices
+
+
+def dashboard_text() -> str:
+    """Every page and script of the dashboard (vendored libraries left out)."""
+    parts = []
+    for path in sorted(STATIC.rglob("*")):
+        if path.suffix in (".html", ".js") and "vendor" not in path.relative_to(STATIC).parts:
+            parts.append(path.read_text(encoding="utf-8"))
+    return "\n".join(parts)
+
+
+def python_strings(path: Path) -> str:
+    """The string literals of a Python file (its Chinese words)."""
+    return "\n".join(m.group(2) for m in _STRING.finditer(path.read_text(encoding="utf-8")))
+
+
+def item_names() -> str:
+    """The 台 items' Chinese names, as the API sends them."""
+    try:
+        sys.path.insert(0, str(ROOT))
+        from table_service.rules.items import ITEMS
+
+        return "".join(item.name for item in ITEMS)
+    except Exception:  # the tool still runs without the project's dependencies
+        return python_strings(ROOT / "table_service" / "rules" / "items.py")
+
+
+def mirror_words() -> str:
+    """Chinese words in the mirror's sentences (a violation's `detail`, shown to the referee)."""
+    folder = ROOT / "table_service" / "mirror"
+    return "\n".join(python_strings(p) for p in sorted(folder.glob("*.py")))
+
+
+def needed_characters() -> set[int]:
+    """The characters beyond ASCII the dashboard shows: CJK, and the punctuation, arrows
+    and shapes it uses with them (anything else is left to the system's fonts). ASCII (names,
+    numbers, English) comes from the `latin` slice, which is always kept."""
+    text = dashboard_text() + item_names() + mirror_words()
+    return {ord(c) for c in text if ord(c) > 0x7E and _wanted(ord(c))}
+
+
+def _wanted(code: int) -> bool:
+    return (
+        0x3000 <= code <= 0x303F  # CJK punctuation
+        or 0x3400 <= code <= 0x9FFF  # CJK ideographs
+        or 0xF900 <= code <= 0xFAFF
+        or 0xFF00 <= code <= 0xFFEF  # fullwidth forms
+        or 0x2000 <= code <= 0x206F  # general punctuation (… — ・ ‧)
+        or 0x2190 <= code <= 0x21FF  # arrows (→)
+        or 0x25A0 <= code <= 0x25FF  # geometric shapes (◀ ▶ ■)
+        or code in (0x00B7, 0x00D7, 0x2212, 0x30FB)  # · × − ・
+    )
+
+
+def read_package(
+    tarball: Path, weights: tuple[int, ...] = WEIGHTS
+) -> tuple[dict[str, bytes], list[Slice], bytes, str]:
+    """The package's woff2 files (by name), its slices of WEIGHTS, its licence, its version."""
+    files: dict[str, bytes] = {}
+    css: dict[int, str] = {}
+    licence = b""
+    version = "?"
+    with tarfile.open(tarball, "r:gz") as tar:
+        for member in tar.getmembers():
+            name = member.name.removeprefix("package/")
+            if not member.isfile():
+                continue
+            wanted_css = name in {f"{w}.css" for w in weights}
+            wanted_file = name.startswith("files/") and name.endswith("-normal.woff2")
+            if not (wanted_css or wanted_file or name in ("LICENSE", "package.json")):
+                continue
+            data = tar.extractfile(member).read()  # type: ignore[union-attr]
+            if wanted_css:
+                css[int(name.removesuffix(".css"))] = data.decode()
+            elif wanted_file:
+                files[name.removeprefix("files/")] = data
+            elif name == "LICENSE":
+                licence = data
+            else:
+                found = re.search(rb'"version":\s*"([^"]+)"', data)
+                version = found.group(1).decode() if found else "?"
+    slices = [s for w in weights for s in parse_css(css[w]) if s.weight == w]
+    return files, slices, licence, version
+
+
+def cover(needed: set[int], slices: list[Slice]) -> list[Slice]:
+    """The latin slice, then (greedy set cover) the fewest slices that cover the rest of
+    `needed` (a few characters sit in more than one slice). The CJK slices also list some
+    ASCII: the latin slice comes last in fonts.css, so a browser takes ASCII from it (of
+    the rules that cover a character, the last one defined is tried first)."""
+    latin = [s for s in slices if s.file == f"{PREFIX}latin-{s.weight}-normal.woff2"]
+    left = {c for c in needed if not any(s.covers(c) for s in latin)}
+    chosen = list(latin)
+    while left:
+        best = max(slices, key=lambda s: sum(1 for c in left if s.covers(c)))
+        gained = {c for c in left if best.covers(c)}
+        if not gained:
+            break  # what is left is in no slice (reported as uncovered)
+        chosen.append(best)
+        left -= gained
+    return chosen
+
+
+def render_css(chosen: list[Slice], version: str, characters: int) -> str:
+    lines = [
+        f"/* {FAMILY} (SIL Open Font License 1.1, OFL.txt), from @fontsource/noto-sans-tc "
+        f"{version}:",
+        f"   only the slices covering the {characters} characters beyond ASCII the dashboard uses,",
+        "   and the latin slice (last, so ASCII comes from it).",
+        "   Generated by dashboard/tools/vendor_fonts.py; do not edit. */",
+        "",
+    ]
+    for s in chosen:
+        lines += [
+            "@font-face {",
+            f"  font-family: '{FAMILY}';",
+            "  font-style: normal;",
+            "  font-display: swap;",
+            f"  font-weight: {s.weight};",
+            f"  src: url(./{s.file}) format('woff2');",
+            f"  unicode-range: {s.unicode_range};",
+            "}",
+            "",
+        ]
+    return "\n".join(lines)
+
+
+def plan(
+    tarball: Path, weights: tuple[int, ...] = WEIGHTS
+) -> tuple[dict[str, bytes], str, list[Slice], set[int]]:
+    files, slices, licence, version = read_package(tarball, weights)
+    needed = needed_characters()
+    chosen = [s for w in weights for s in cover(needed, [s for s in slices if s.weight == w])]
+    chosen.sort(key=lambda s: (s.weight, _slice_number(s.file)))
+    uncovered = {c for c in needed if not any(s.covers(c) for s in slices)}
+    out = {s.file: files[s.file] for s in chosen}
+    out["OFL.txt"] = licence
+    out["fonts.css"] = render_css(chosen, version, len(needed)).encode()
+    return out, version, chosen, uncovered
+
+
+def uncovered_by_vendored(weights: tuple[int, ...] = WEIGHTS) -> str:
+    """The characters the dashboard uses that no vendored slice covers, in some weight
+    (reads fonts.css only: no tarball needed; a test keeps the fonts in step)."""
+    css = (OUT / "fonts.css").read_text(encoding="utf-8")
+    slices = [
+        Slice(m.group(1).removeprefix("./"), int(w.group(1)), parse_ranges(r.group(1)), "")
+        for block in _FACE.findall(css)
+        if (m := re.search(r"url\(([^)]+)\)", block))
+        and (w := _WEIGHT.search(block))
+        and (r := _RANGE.search(block))
+    ]
+    missing: set[int] = set()
+    for weight in weights:
+        mine = [s for s in slices if s.weight == weight and (OUT / s.file).exists()]
+        missing |= {c for c in needed_characters() if not any(s.covers(c) for s in mine)}
+    return "".join(chr(c) for c in sorted(missing))
+
+
+def _slice_number(file: str) -> tuple[int, str]:
+    middle = file.removeprefix(PREFIX).split("-")[0]
+    return (int(middle), "") if middle.isdigit() else (10_000, middle)  # latin after the CJK
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--tarball", type=Path, default=TARBALL)
+    parser.add_argument("--check", action="store_true", help="exit 1 when the files are stale")
+    parser.add_argument(
+        "--weights", default=",".join(map(str, WEIGHTS)),
+        help="the weights to vendor (default 400,700; 700 alone halves the size)",
+    )  # fmt: skip
+    args = parser.parse_args(argv)
+    weights = tuple(int(w) for w in args.weights.split(","))
+    out, version, chosen, uncovered = plan(args.tarball, weights)
+    existing = {p.name for p in OUT.glob("*")} if OUT.exists() else set()
+    if args.check:
+        stale = existing != set(out) or any(
+            hashlib.sha256((OUT / n).read_bytes()).digest() != hashlib.sha256(d).digest()
+            for n, d in out.items()
+            if (OUT / n).exists()
+        )
+        print("stale" if stale else "up to date")
+        return 1 if stale else 0
+    OUT.mkdir(parents=True, exist_ok=True)
+    for name in existing - set(out):
+        if name.startswith(PREFIX) or name in ("fonts.css", "OFL.txt"):
+            (OUT / name).unlink()
+    for name, data in out.items():
+        (OUT / name).write_bytes(data)
+    fonts = sum(len(d) for n, d in out.items() if n.endswith(".woff2"))
+    by_weight = {w: sum(len(out[s.file]) for s in chosen if s.weight == w) for w in weights}
+    print(f"@fontsource/noto-sans-tc {version}: {len(chosen)} slices, {fonts / 1024:.0f} KiB "
+          f"({', '.join(f'{w}: {b / 1024:.0f} KiB' for w, b in by_weight.items())}) "
+          f"into {OUT.relative_to(ROOT)}")  # fmt: skip
+    if uncovered:
+        shown = "".join(chr(c) for c in sorted(uncovered))
+        print(f"not in the font (left to the system's): {shown}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
