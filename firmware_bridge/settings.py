@@ -15,7 +15,40 @@ from pydantic_settings import (
 )
 
 
-class BridgeSettings(BaseSettings):
+class BrokerSettings(BaseSettings):
+    """The broker every mjtable process talks to: its URL and credentials, checked once."""
+
+    mqtt: str = Field("mqtt://127.0.0.1:1883", description="broker URL, mqtt:// or mqtts://")
+    mqtt_username: str | None = Field(None, description="broker user (or user@ in the URL)")
+    mqtt_password: SecretStr | None = Field(None, description="broker password")
+
+    @field_validator("mqtt")
+    @classmethod
+    def _mqtt_url(cls, value: str) -> str:
+        parts = urlsplit(value)
+        if parts.scheme not in ("mqtt", "mqtts") or not parts.hostname:
+            raise ValueError(f"mqtt: {value!r} is not mqtt://host[:port] or mqtts://host[:port]")
+        return value
+
+    def _tls_asked(self) -> bool:
+        return False
+
+    @property
+    def broker(self) -> tuple[str, int, bool]:
+        """(host, port, tls) from the URL; TLS by mqtts:// (or the bridge's mqtt_tls)."""
+        parts = urlsplit(self.mqtt)
+        tls = parts.scheme == "mqtts" or self._tls_asked()
+        return parts.hostname or "", parts.port or (8883 if tls else 1883), tls
+
+    @property
+    def credentials(self) -> tuple[str | None, str | None]:
+        parts = urlsplit(self.mqtt)
+        user = self.mqtt_username or parts.username
+        secret = self.mqtt_password.get_secret_value() if self.mqtt_password else parts.password
+        return user, secret
+
+
+class BridgeSettings(BrokerSettings):
     """Everything `mjtable bridge` needs; each field is also a --flag and a TOML key."""
 
     model_config = SettingsConfigDict(env_prefix="MJTABLE_BRIDGE_", extra="forbid")
@@ -23,9 +56,6 @@ class BridgeSettings(BaseSettings):
     port: str = Field(description="serial device path or pyserial URL (socket://host:port)")
     table: str = Field(pattern=r"^[A-Za-z0-9_-]{1,32}$", description="table id in topics")
     baudrate: int = Field(115200, gt=0, description="serial speed")
-    mqtt: str = Field("mqtt://127.0.0.1:1883", description="broker URL, mqtt:// or mqtts://")
-    mqtt_username: str | None = Field(None, description="broker user (or user@ in the URL)")
-    mqtt_password: SecretStr | None = Field(None, description="broker password")
     mqtt_tls: bool = Field(False, description="use TLS (implied by mqtts://)")
     mqtt_ca_file: Path | None = Field(None, description="CA bundle to verify the broker")
     mqtt_cert_file: Path | None = Field(None, description="client certificate (mutual TLS)")
@@ -49,31 +79,12 @@ class BridgeSettings(BaseSettings):
     mqtt_reconnect_max: float = Field(10.0, gt=0, description="longest broker retry, seconds")
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field("INFO")
 
-    @field_validator("mqtt")
-    @classmethod
-    def _mqtt_url(cls, value: str) -> str:
-        parts = urlsplit(value)
-        if parts.scheme not in ("mqtt", "mqtts") or not parts.hostname:
-            raise ValueError(f"mqtt: {value!r} is not mqtt://host[:port] or mqtts://host[:port]")
-        return value
-
     @property
     def outbox_path(self) -> Path:
         return self.outbox or Path(f"bridge-{self.table}.db")
 
-    @property
-    def broker(self) -> tuple[str, int, bool]:
-        """(host, port, tls) from the URL; TLS by mqtts:// or mqtt_tls."""
-        parts = urlsplit(self.mqtt)
-        tls = parts.scheme == "mqtts" or self.mqtt_tls
-        return parts.hostname or "", parts.port or (8883 if tls else 1883), tls
-
-    @property
-    def credentials(self) -> tuple[str | None, str | None]:
-        parts = urlsplit(self.mqtt)
-        user = self.mqtt_username or parts.username
-        secret = self.mqtt_password.get_secret_value() if self.mqtt_password else parts.password
-        return user, secret
+    def _tls_asked(self) -> bool:
+        return self.mqtt_tls
 
 
 S = TypeVar("S", bound=BaseSettings)

@@ -6,20 +6,17 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import Field, SecretStr, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import Field, field_validator
+from pydantic_settings import SettingsConfigDict
 
-from firmware_bridge.settings import load_toml_settings
+from firmware_bridge.settings import BrokerSettings, load_toml_settings
 
 
-class ServeSettings(BaseSettings):
+class ServeSettings(BrokerSettings):
     """Everything `mjtable serve` needs; each field is also a --flag and a TOML key."""
 
     model_config = SettingsConfigDict(env_prefix="MJTABLE_SERVE_", extra="forbid")
 
-    mqtt: str = Field("mqtt://127.0.0.1:1883", description="broker URL, mqtt:// or mqtts://")
-    mqtt_username: str | None = Field(None, description="broker user (or user@ in the URL)")
-    mqtt_password: SecretStr | None = Field(None, description="broker password")
     db: str | None = Field(
         None, description="database URL (postgresql://…); default SQLite in --data-dir"
     )
@@ -39,14 +36,6 @@ class ServeSettings(BaseSettings):
     )
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field("INFO")
 
-    @field_validator("mqtt")
-    @classmethod
-    def _mqtt_url(cls, value: str) -> str:
-        parts = urlsplit(value)
-        if parts.scheme not in ("mqtt", "mqtts") or not parts.hostname:
-            raise ValueError(f"mqtt: {value!r} is not mqtt://host[:port] or mqtts://host[:port]")
-        return value
-
     @field_validator("db")
     @classmethod
     def _db_url(cls, value: str | None) -> str | None:
@@ -56,20 +45,6 @@ class ServeSettings(BaseSettings):
         if scheme not in ("sqlite", "postgresql", "postgres"):
             raise ValueError(f"db: {value!r} is not sqlite:///path or postgresql://…")
         return value
-
-    @property
-    def broker(self) -> tuple[str, int, bool]:
-        """(host, port, tls) from the URL."""
-        parts = urlsplit(self.mqtt)
-        tls = parts.scheme == "mqtts"
-        return parts.hostname or "", parts.port or (8883 if tls else 1883), tls
-
-    @property
-    def credentials(self) -> tuple[str | None, str | None]:
-        parts = urlsplit(self.mqtt)
-        user = self.mqtt_username or parts.username
-        secret = self.mqtt_password.get_secret_value() if self.mqtt_password else parts.password
-        return user, secret
 
     @property
     def database_url(self) -> str:
