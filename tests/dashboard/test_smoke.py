@@ -6,176 +6,99 @@ pages load and the hand can be stepped through; no console error, no CSP violati
 once the server goes, the page says it is reconnecting.
 
 Needs Playwright for Python and a Chromium (Debian's `chromium` at /usr/bin/chromium, or
-$MJTABLE_TEST_CHROMIUM); skipped without them.
+$MJTABLE_TEST_CHROMIUM); skipped without them. The service and the browser: kit.py.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import os
-import shutil
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
-import pytest
-import uvicorn
-from fastapi import FastAPI
-
 from dashboard.tools.vendor_fonts import uncovered_by_vendored
-from hil_tests.broker import free_port
 from table_service.mirror.records import FAULT_CODES, VIOLATION_CODES
 from table_service.rules.items import ITEM_IDS
-from tests.api.kit import events_of, game_of, running_api
-from tests.brokers import mqtt_url
+from tests.api.kit import events_of, game_of
+from tests.dashboard.kit import Chrome, Site, needs_browser
 
-__all__ = ["mqtt_url"]  # the shared broker fixture
-
-playwright_api = pytest.importorskip("playwright.async_api", reason="Playwright is not installed")
-CHROMIUM = (
-    os.environ.get("MJTABLE_TEST_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-)
-pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"no Chromium at {CHROMIUM}")
+pytestmark = needs_browser
 
 XSS_NAME = "<img src=x onerror=alert(1)>"
 PLAYERS = ["阿明", "Bea", "陳小華", XSS_NAME]
 
-# Registered before any page script: every CSP violation the page meets is kept.
-WATCH_CSP = """
-window.__csp = [];
-document.addEventListener("securitypolicyviolation", (e) => {
-  window.__csp.push(`${e.violatedDirective} ${e.blockedURI} ${e.sourceFile}:${e.lineNumber}`);
-});
-"""
 
-
-async def watched(page: Any, problems: list[str]) -> Any:
-    """`page`, its console errors, page errors and CSP violations kept in `problems`."""
-
-    def console(message: Any) -> None:
-        if message.type == "error":
-            problems.append(f"{message.text} ({message.location.get('url')})")
-
-    await page.add_init_script(WATCH_CSP)
-    page.on("console", console)
-    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
-    return page
-
-
-@contextlib.asynccontextmanager
-async def serving(app: FastAPI) -> AsyncIterator[str]:
-    """The app on a free port of 127.0.0.1 in this loop; its http:// base URL."""
-    port = free_port()
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, lifespan="off", log_level="warning")
-    server = uvicorn.Server(config)
-    task = asyncio.create_task(server.serve())
-    try:
-        async with asyncio.timeout(10):
-            while not server.started:
-                assert not task.done(), "uvicorn stopped"
-                await asyncio.sleep(0.02)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        await asyncio.wait_for(task, 10)
-
-
-async def test_the_scoreboard_in_a_browser(mqtt_url: str, tmp_path: Path) -> None:
+async def test_the_scoreboard_in_a_browser(site: Site, chrome: Chrome) -> None:
     missing = uncovered_by_vendored()
     assert not missing, f"no vendored font has {missing!r}: run dashboard/tools/vendor_fonts.py"
     events = events_of(game_of(hands=1), "t1")
-    async with running_api(mqtt_url, f"sqlite:///{tmp_path / 'mjtable.db'}") as api:
-        started = await api.client.post(
-            "/api/tables/t1/session", json={"players": PLAYERS}, headers=api.as_admin
-        )
-        assert started.status_code == 201, started.text
-        kinds = [e.body.kind for e in events]
-        middle = next(i for i, kind in enumerate(kinds) if i > 120 and kind == "tile_discarded")
-        await api.play("t1", events[: middle + 1])  # the hand under way, discards on the table
+    await site.start_session("t1", PLAYERS)
+    kinds = [e.body.kind for e in events]
+    middle = next(i for i, kind in enumerate(kinds) if i > 120 and kind == "tile_discarded")
+    await site.play("t1", events[: middle + 1])  # the hand under way, discards on the table
 
-        problems: list[str] = []
-        dialogs: list[str] = []
-        async with playwright_api.async_playwright() as pw:
-            browser = await pw.chromium.launch(
-                executable_path=CHROMIUM, headless=True, args=["--no-sandbox", "--disable-gpu"]
-            )
-            try:
-                viewport = {"width": 1920, "height": 1080}
-                page = await watched(await browser.new_page(viewport=viewport), problems)
-                page.on("dialog", lambda d: dialogs.append(d.message))
-                async with serving(api.app) as url:
-                    await page.goto(f"{url}/table.html?t=t1")
-                    await page.wait_for_selector("body:not(.is-stale) .board .center")
-                    assert await page.locator(".board .seat").count() == 4
-                    await page.wait_for_selector(".river svg.tile:not(.tile-back)")
-                    tile: dict[str, Any] = await page.evaluate(
-                        """() => { const t = document.querySelector(".river svg.tile");
-                        return {tag: t.tagName, ns: t.namespaceURI, code: t.dataset.code,
-                                parts: t.querySelectorAll("rect, circle, path, text").length}; }"""
-                    )
-                    assert tile["tag"] == "svg" and tile["ns"] == "http://www.w3.org/2000/svg"
-                    assert tile["parts"] >= 3, tile  # drawn, not a code in a box
-                    names = await page.locator(".seat-name").all_text_contents()
-                    assert sorted(names) == sorted(PLAYERS)  # in table order, each as text
-                    assert await page.locator(".board img").count() == 0
-                    assert await page.locator(".seat.is-turn, .center-claim").count() >= 1
+    page = await chrome.open(f"{site.url}/table.html?t=t1")
+    await page.wait_for_selector("body:not(.is-stale) .board .center")
+    assert await page.locator(".board .seat").count() == 4
+    await page.wait_for_selector(".river svg.tile:not(.tile-back)")
+    tile: dict[str, Any] = await page.evaluate(
+        """() => { const t = document.querySelector(".river svg.tile");
+        return {tag: t.tagName, ns: t.namespaceURI, code: t.dataset.code,
+                parts: t.querySelectorAll("rect, circle, path, text").length}; }"""
+    )
+    assert tile["tag"] == "svg" and tile["ns"] == "http://www.w3.org/2000/svg"
+    assert tile["parts"] >= 3, tile  # drawn, not a code in a box
+    names = await page.locator(".seat-name").all_text_contents()
+    assert sorted(names) == sorted(PLAYERS)  # in table order, each as text
+    assert await page.locator(".board img").count() == 0
+    assert await page.locator(".seat.is-turn, .center-claim").count() >= 1
 
-                    await api.play("t1", events[middle + 1 :])  # the hand ends, live
-                    await page.wait_for_selector(".banner-hand", timeout=20_000)
-                    banner = await page.text_content(".banner-hand") or ""
-                    assert "第1手" in banner
+    await site.play("t1", events[middle + 1 :])  # the hand ends, live
+    await page.wait_for_selector(".banner-hand", timeout=20_000)
+    banner = await page.text_content(".banner-hand") or ""
+    assert "第1手" in banner
 
-                    missing = await page.evaluate(
-                        """async ([violations, faults, items]) => {
-                        const i18n = await import("/js/i18n.js");
-                        const tiles = await import("/js/tiles.js");
-                        const words = (table, code) => ["zh", "en"].every(
-                          (l) => table[code]?.[l]?.every((s) => s.length > 0));
-                        return [
-                          ...violations.filter((c) => !words(i18n.VIOLATIONS, c)),
-                          ...faults.filter((c) => !words(i18n.FAULTS, c)),
-                          ...items.filter((c) => !i18n.ITEMS[c]?.zh || !i18n.ITEMS[c]?.en),
-                          ...[...tiles.TILE_CODES, "back"].filter(
-                            (c) => tiles.tile(c).querySelectorAll("rect, circle, path, text")
-                              .length < 3),
-                        ]; }""",
-                        [list(VIOLATION_CODES), list(FAULT_CODES), list(ITEM_IDS)],
-                    )
-                    assert missing == [], f"no words or no drawing for {missing}"
+    missing = await page.evaluate(
+        """async ([violations, faults, items]) => {
+        const i18n = await import("/js/i18n.js");
+        const tiles = await import("/js/tiles.js");
+        const words = (table, code) => ["zh", "en"].every(
+          (l) => table[code]?.[l]?.every((s) => s.length > 0));
+        return [
+          ...violations.filter((c) => !words(i18n.VIOLATIONS, c)),
+          ...faults.filter((c) => !words(i18n.FAULTS, c)),
+          ...items.filter((c) => !i18n.ITEMS[c]?.zh || !i18n.ITEMS[c]?.en),
+          ...[...tiles.TILE_CODES, "back"].filter(
+            (c) => tiles.tile(c).querySelectorAll("rect, circle, path, text").length < 3),
+        ]; }""",
+        [list(VIOLATION_CODES), list(FAULT_CODES), list(ITEM_IDS)],
+    )
+    assert missing == [], f"no words or no drawing for {missing}"
 
-                    fonts = await page.evaluate(
-                        """async () => { await document.fonts.ready; return [...document.fonts]
-                        .filter((f) => f.family.includes("Noto Sans TC") && f.status === "loaded")
-                        .length; }"""
-                    )
-                    assert fonts >= 1, "the vendored CJK font was not used"
+    fonts = await page.evaluate(
+        """async () => { await document.fonts.ready; return [...document.fonts]
+        .filter((f) => f.family.includes("Noto Sans TC") && f.status === "loaded").length; }"""
+    )
+    assert fonts >= 1, "the vendored CJK font was not used"
 
-                    ready = {
-                        "index.html": ".club-card",
-                        "session.html?id=1": ".hands .btn",
-                        "referee.html": ".correction-form",
-                    }
-                    for other, selector in ready.items():
-                        extra = await watched(await browser.new_page(), problems)
-                        await extra.goto(f"{url}/{other}")
-                        await extra.wait_for_selector("body:not(.is-stale)")
-                        await extra.wait_for_selector(selector)
-                        if other.startswith("session"):  # the hand, step by step, to its end
-                            await extra.click(".hands .btn")
-                            await extra.wait_for_selector(".stepper .board")
-                            await extra.keyboard.press("End")
-                            shown = ".stepper .hand-concealed svg.tile:not(.tile-back)"
-                            assert await extra.locator(shown).count() > 0  # face up, over
-                        await extra.wait_for_timeout(300)
-                        problems.extend(await extra.evaluate("window.__csp"))
-                        await extra.close()
+    ready = {
+        "index.html": ".club-card",
+        "session.html?id=1": ".hands .btn",
+        "referee.html": ".correction-form",
+    }
+    for other, selector in ready.items():
+        extra = await chrome.open(f"{site.url}/{other}", viewport={"width": 1280, "height": 720})
+        await extra.wait_for_selector("body:not(.is-stale)")
+        await extra.wait_for_selector(selector)
+        if other.startswith("session"):  # the hand, step by step, to its end
+            await extra.click(".hands .btn")
+            await extra.wait_for_selector(".stepper .board")
+            await extra.keyboard.press("End")
+            shown = ".stepper .hand-concealed svg.tile:not(.tile-back)"
+            assert await extra.locator(shown).count() > 0  # face up, over
+        await extra.wait_for_timeout(300)
+        assert await chrome.reported() == []
+        await extra.close()
 
-                    problems.extend(await page.evaluate("window.__csp"))
-                    assert problems == [], problems
-                    assert dialogs == []
-                # The server is gone: the page must not pass its picture off as live.
-                await page.wait_for_selector("body.is-stale", timeout=10_000)
-                assert await page.locator("#stale-label").is_visible()
-            finally:
-                await browser.close()
+    assert await chrome.reported() == []
+    # The server is gone: the page must not pass its picture off as live.
+    await site.stop()
+    await page.wait_for_selector("body.is-stale", timeout=10_000)
+    assert await page.locator("#stale-label").is_visible()
