@@ -22,7 +22,7 @@ from hil_tests.simulator.hand import HandResult
 from hil_tests.truth import Breach, FarEnd, Tally, deal_correction, expected_result
 from table_service.service.live import Service
 from table_service.service.settings import ServeSettings
-from table_service.store import Store
+from table_service.store import HandRow, Store
 
 
 @dataclass
@@ -47,6 +47,30 @@ class StoredTally:
             "violations_missed": self.tally.violations_missed,
             "violations_false": self.tally.violations_false,
         }
+
+
+def stored_hands(store: Store, table: str) -> list[HandRow]:
+    """A table's stored hands, oldest first."""
+    return list(reversed(store.hands(table, None, None, None)))
+
+
+def stored_mismatches(rows: list[HandRow], results: list[HandResult]) -> list[str]:
+    """Stored hands against the hands played: each stored once, with the truth's result,
+    money, deal and 台. A last 荒局 may still be open (the next shuffle closes it), and a
+    hand the sensors misread is not compared (the records say what the sensors saw)."""
+    problems = []
+    open_last = len(rows) == len(results) - 1 and results[-1].end == "draw"
+    if len(rows) != len(results) and not open_last:
+        problems.append(f"{len(rows)} hands stored, {len(results)} played")
+    for n, (row, truth) in enumerate(zip(rows, results, strict=False), 1):
+        if truth.injected:
+            continue
+        want = (expected_result(truth), list(truth.net), truth.deal.dealer,
+                truth.deal.streak, truth.tai or 0)  # fmt: skip
+        got = (row.result, row.net, row.dealer, row.streak, row.tai)
+        if got != want:
+            problems.append(f"#{n}: stored {got}, truth {want}")
+    return problems
 
 
 @contextlib.contextmanager
@@ -120,26 +144,17 @@ class ServiceEnd:
         backend = self.store.engine.url.get_backend_name()
         out = StoredTally(db=backend)
         for table, (results, breaches) in truths.items():
-            rows = list(reversed(self.store.hands(table, None, None, None)))
+            rows = stored_hands(self.store, table)
             out.hands_stored += len(rows)
             out.events_stored += sum(1 for e in self.store.entries(table) if e.kind == "event")
-            open_last = len(rows) == len(results) - 1 and results[-1].end == "draw"
-            if len(rows) != len(results) and not open_last:
-                out.service_mismatches += 1
-                out.notes.append(f"{table}: {len(rows)} hands stored, {len(results)} played")
-            skipped: set[tuple[int, int]] = set()
+            problems = stored_mismatches(rows, results)
+            out.service_mismatches += len(problems)
+            out.notes += [f"{table} {p}" for p in problems]
+            skipped: set[tuple[int, int]] = set()  # the events of misread hands
             judged = far.judged.get(table, [])
-            for n, (row, truth) in enumerate(zip(rows, results, strict=False), 1):
-                if truth.injected:
-                    if n - 1 < len(judged):
-                        skipped |= judged[n - 1].keys
-                    continue
-                want = (expected_result(truth), list(truth.net), truth.deal.dealer,
-                        truth.deal.streak, truth.tai or 0)  # fmt: skip
-                got = (row.result, row.net, row.dealer, row.streak, row.tai)
-                if got != want:
-                    out.service_mismatches += 1
-                    out.notes.append(f"{table} #{n}: stored {got}, truth {want}")
+            for n, truth in enumerate(results):
+                if truth.injected and n < len(judged):
+                    skipped |= judged[n].keys
             session = self.store.open_session(table)
             if session is not None and not any(r.injected for r in results):
                 totals = {s.seat: s.total for s in self.store.standings(session.id)}
