@@ -1,10 +1,10 @@
 """The service's records (issue 8): tables' logs, sessions, hands, money, rulings, tokens.
 
 `Store` is the one way in (SQLAlchemy 2 over SQLite or PostgreSQL, schema by Alembic);
-`api.py` is its spec, `rows.py` what its queries return.
+`entries.py` holds what it stores, `rows.py` what its queries return.
 """
 
-from table_service.store.api import Applied, Entry, EntryKind, Role
+from table_service.store.entries import Applied, Entry, EntryKind, Role
 from table_service.store.rows import (
     CorrectionRow,
     DecisionRow,

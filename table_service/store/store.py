@@ -33,7 +33,7 @@ from sqlalchemy.pool import StaticPool
 from firmware_bridge.messages import Event
 from table_service.mirror.records import Fault, HandRecord, Violation
 from table_service.mirror.session import SessionStart
-from table_service.store.api import Applied, Entry
+from table_service.store.entries import Applied, Entry
 from table_service.store.models import (
     CorrectionModel,
     DecisionModel,

@@ -1,6 +1,6 @@
-"""The records' interface: what the live service writes and the API reads (issue 8).
+"""A table's log entries: what the live service appends and the fold reads back (issue 8).
 
-SPEC (the implementation is `table_service/store/store.py`, SQLAlchemy 2 + Alembic):
+The store (`store.py`, SQLAlchemy 2 + Alembic):
 one `Store` over SQLite (default: WAL, a file in the data directory) or PostgreSQL
 (`postgresql://…`, driver psycopg 3). Everything is synchronous (the service calls it
 from one writer thread per process via asyncio.to_thread); every method is one
