@@ -127,13 +127,7 @@ class ServiceEnd:
 
     async def drained(self, last: dict[str, tuple[int, int]], timeout: float) -> bool:
         """Until the service has stored each table's last event (False on timeout)."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            held = {t: await asyncio.to_thread(self.store.last_event_key, t) for t in last}
-            if held == last:
-                return True
-            await asyncio.sleep(0.25)
-        return False
+        return await stored_up_to(self.store, last, timeout)
 
     def compare(
         self, truths: dict[str, tuple[list[HandResult], list[Breach]]], far: FarEnd
@@ -169,3 +163,15 @@ class ServiceEnd:
             out.tally.add_violations(wanted, flagged, f"{table} (stored)")  # type: ignore[arg-type]
         out.notes += out.tally.notes
         return out
+
+
+async def stored_up_to(store: Store, last: dict[str, tuple[int, int]], timeout: float) -> bool:
+    """Until `store` holds each table's event `last[table]` (False on timeout): how a far
+    end knows the service has everything that was sent."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        held = {t: await asyncio.to_thread(store.last_event_key, t) for t in last}
+        if held == last:
+            return True
+        await asyncio.sleep(0.1)
+    return False

@@ -207,11 +207,7 @@ async def _drain(recorder: Recorder, tables: list[tuple[str, SimulatedTable, Bri
 
 def _last_keys(tables: list[tuple[str, SimulatedTable, Bridge]]) -> dict[str, tuple[int, int]]:
     """Each table's last event sent: (its last boot, that boot's count)."""
-    keys = {}
-    for name, table, _ in tables:
-        boot_id, messages = list(table.sent.by_boot.items())[-1]
-        keys[name] = (boot_id, len(messages))
-    return keys
+    return {name: key for name, table, _ in tables if (key := table.sent.last_key) is not None}
 
 
 def breaches(table: SimulatedTable) -> list[Breach]:

@@ -41,6 +41,14 @@ class Sent:
     def count(self) -> int:
         return sum(len(v) for v in self.by_boot.values())
 
+    @property
+    def last_key(self) -> tuple[int, int] | None:
+        """(boot id, seq) of the last event sent, the key a far end must reach."""
+        if not self.by_boot:
+            return None
+        boot_id, messages = list(self.by_boot.items())[-1]
+        return boot_id, len(messages)
+
 
 class SimulatedTable:
     """One table: deterministic game by `seed`, faults as configured, pace by `speed`."""

@@ -8,11 +8,17 @@ import contextlib
 import logging
 import signal
 import sys
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from firmware_bridge.stopping import cancel_and_wait
 from mjtable.settings_cli import add_settings_arguments, settings_from
 from table_service.service.settings import ServeSettings, load_serve_settings
+
+if TYPE_CHECKING:
+    from table_service.service.live import Service
+    from table_service.store import Store
 
 METAVARS = {"mqtt": "URL", "db": "URL", "data_dir": "DIR", "host": "ADDR", "port": "PORT"}
 EXIT_IN_USE = 1
@@ -78,8 +84,10 @@ def single_writer(settings: ServeSettings) -> Iterator[None]:
         yield
 
 
-async def serve(settings: ServeSettings) -> None:
-    """The service and its HTTP server in one loop; SIGINT/SIGTERM stop both."""
+@contextlib.asynccontextmanager
+async def running_service(settings: ServeSettings) -> AsyncIterator[ServiceParts]:
+    """The service and its HTTP server running in this loop; on exit both stop, the
+    store closes, and an error that stopped the service is raised. `demo` shares it."""
     import uvicorn
 
     from table_service.service.api import create_app
@@ -96,19 +104,58 @@ async def serve(settings: ServeSettings) -> None:
     server = uvicorn.Server(config)
     server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
     running = asyncio.create_task(service.run())
-    await service.ready.wait()
-    http = asyncio.create_task(server.serve())
+    http: asyncio.Task[None] | None = None
+    try:
+        ready = asyncio.create_task(service.ready.wait())
+        await asyncio.wait({running, ready}, return_when=asyncio.FIRST_COMPLETED)
+        if running.done():
+            ready.cancel()
+            running.result()  # the service could not start: raise why
+        http = asyncio.create_task(server.serve())
+        while not server.started and not http.done():
+            await asyncio.sleep(0.02)
+        if http.done():
+            http.result()
+            raise RuntimeError(f"the API could not listen on {settings.host}:{settings.port}")
+        yield ServiceParts(service, store, running, http)
+    finally:
+        server.should_exit = True
+        if http is not None:
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(asyncio.shield(http), 5)
+        await cancel_and_wait([t for t in (running, http) if t is not None])
+        store.close()
+    error = None if running.cancelled() else running.exception()
+    if error is not None:
+        raise error
+
+
+@dataclass
+class ServiceParts:
+    """What `running_service` yields: the parts a caller may use, and the two tasks that
+    end early only on a failure."""
+
+    service: Service
+    store: Store
+    running: asyncio.Task[None]
+    http: asyncio.Task[None]
+
+
+def stop_on_signals() -> asyncio.Event:
+    """An event set by SIGINT or SIGTERM (a clean stop, not a KeyboardInterrupt)."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
-    stopper = asyncio.create_task(stop.wait())
-    await asyncio.wait({running, http, stopper}, return_when=asyncio.FIRST_COMPLETED)
-    server.should_exit = True
-    with contextlib.suppress(asyncio.TimeoutError):
-        await asyncio.wait_for(asyncio.shield(http), 5)
-    await cancel_and_wait([running, http, stopper])
-    store.close()
-    error = None if running.cancelled() else running.exception()
-    if error is not None:
-        raise error
+    return stop
+
+
+async def serve(settings: ServeSettings) -> None:
+    """The service and its HTTP server in one loop; SIGINT/SIGTERM stop both."""
+    stop = stop_on_signals()
+    async with running_service(settings) as parts:
+        stopper = asyncio.create_task(stop.wait())
+        await asyncio.wait(
+            {parts.running, parts.http, stopper}, return_when=asyncio.FIRST_COMPLETED
+        )
+        stopper.cancel()

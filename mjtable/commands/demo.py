@@ -1,0 +1,74 @@
+"""`mjtable demo`: the whole system on this machine, one command (see mjtable/demo.py)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+
+from mjtable.commands.serve import stop_on_signals
+from mjtable.demo import DemoConfig, DemoError, run_demo
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    d = DemoConfig()
+    p = sub.add_parser(
+        "demo",
+        help="the whole system at once: simulated tables, bridges, broker, service, dashboard",
+        description=(
+            "Start an MQTT broker (embedded amqtt unless --mqtt names one), --tables simulated "
+            "tables each on a pseudo-terminal behind its own bridge, and the table service "
+            "with its dashboard on --port (SQLite in a temporary folder unless --db). Bots "
+            "play at --speed times a real table's pace and break a rule now and then "
+            "(--violations) so the referee is seen at work. Ctrl-C or SIGTERM stops every "
+            "part cleanly."
+        ),
+    )
+    add = p.add_argument
+    add("--tables", type=int, default=d.tables, help=f"tables (default {d.tables})")
+    add("--speed", type=float, default=d.speed,
+        help=f"times a real table's pace, 0 = flat out (default {d.speed:g})")  # fmt: skip
+    add("--hands", type=int, default=d.hands, help="hands per table (default 0: for ever)")
+    add("--mqtt", metavar="URL", help="a broker to use (default: start amqtt)")
+    add("--db", metavar="URL", help="the records' database (default: SQLite, temporary)")
+    add("--host", default=d.host, help=f"address the dashboard binds ({d.host})")
+    add("--port", type=int, default=d.port, help=f"dashboard port ({d.port})")
+    add("--seed", type=int, default=d.seed, help="same seed, same games")
+    add("--violations", type=float, default=d.violations, metavar="RATE",
+        help=f"chance a bot breaks a rule, per chance (default {d.violations:g})")  # fmt: skip
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    problems = []
+    if args.tables < 1:
+        problems.append(f"--tables: at least 1, got {args.tables}")
+    if args.speed < 0:
+        problems.append(f"--speed: 0 or more, got {args.speed:g}")
+    if args.hands < 0:
+        problems.append(f"--hands: 0 or more, got {args.hands}")
+    if not 0 <= args.violations <= 1:
+        problems.append(f"--violations: a rate from 0 to 1, got {args.violations:g}")
+    if not 0 <= args.port <= 65535:
+        problems.append(f"--port: 0 to 65535, got {args.port}")
+    if problems:
+        print("\n".join(f"demo: {p}" for p in problems), file=sys.stderr)
+        return 2
+    config = DemoConfig(
+        tables=args.tables, speed=args.speed, hands=args.hands, mqtt=args.mqtt, db=args.db,
+        host=args.host, port=args.port, seed=args.seed, violations=args.violations,
+    )  # fmt: skip
+    logging.basicConfig(
+        level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    try:
+        asyncio.run(_main(config))
+    except DemoError as exc:
+        print(f"demo: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+async def _main(config: DemoConfig) -> None:
+    await run_demo(config, stop_on_signals(), lambda line: print(line, flush=True))
