@@ -1,3 +1,25 @@
-"""Loads the HIL plugin for every test run (its --port option must be known at start-up)."""
+"""Settings for every test run: the HIL plugin (its --port option must be known at
+start-up) and the Hypothesis profiles.
+
+Hypothesis: `dev` (the default) draws new examples each run and prints the
+`@reproduce_failure` blob of a failure; `ci` (MJTABLE_HYPOTHESIS_PROFILE=ci, set by
+.ci/run) is derandomised, so CI runs the same examples every time and a red run can be
+re-run as it was. `pytest --hypothesis-seed=N` replays a dev run's seed.
+"""
+
+import os
+
+from hypothesis import HealthCheck, settings
 
 pytest_plugins = ["hil_tests.plugin"]
+
+# Winning hands are large by nature (17 tiles and their flags): the smallest
+# example is necessarily big, which is not a sign of a bad strategy here.
+_COMMON = {
+    "suppress_health_check": [HealthCheck.large_base_example, HealthCheck.too_slow],
+    "deadline": None,
+    "print_blob": True,
+}
+settings.register_profile("dev", **_COMMON)
+settings.register_profile("ci", derandomize=True, **_COMMON)
+settings.load_profile(os.environ.get("MJTABLE_HYPOTHESIS_PROFILE", "dev"))

@@ -165,7 +165,7 @@ def test_resume_starts_after_a_saved_point() -> None:
     order.resume("t1", A, 40)
     assert order.offer(ev(40), 0.0).status == "duplicate"
     assert keys(feed(order, [ev(41)])) == [(A, 41)]
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"table 't1' already has a stream"):
         order.resume("t1", A, 1)
 
 

@@ -74,9 +74,12 @@ def test_a_correction_that_does_not_balance_is_refused(store: Store, ex01: Game)
     session_id = play(store, ex01)
     for ledger in ([[0, -100]], [[4, 0]], [[0, 1.5], [1, -1.5]], "x", [[0]]):
         body = {"kind": "penalty", "ledger": ledger}
-        with pytest.raises(InvalidEntry):
+        with pytest.raises(
+            InvalidEntry,
+            match=r"correction ledger must be .* summing to 0",
+        ):
             store.append(ex01.table, [Applied("correction", None, body, [], session_id)])
-    with pytest.raises(InvalidEntry):
+    with pytest.raises(InvalidEntry, match=r"correction kind must be one of penalty, deal, note"):
         store.append(ex01.table, [Applied("correction", None, {"kind": "refund"}, [], session_id)])
     assert store.corrections() == [] and len(store.ledger(session_id)) == 4
 
@@ -90,9 +93,9 @@ def test_standings(store: Store, ex01: Game, ex02: Game) -> None:
     false = store.standings(second)[2]
     assert (false.false_wins, false.wins, false.total) == (1, 0, -360)
     assert sum(s.false_wins for s in store.standings(second)) == 1
-    with pytest.raises(NotFound):
+    with pytest.raises(NotFound, match=r"no session 999"):
         store.standings(999)
-    with pytest.raises(NotFound):
+    with pytest.raises(NotFound, match=r"no session 999"):
         store.ledger(999)
 
 
@@ -134,7 +137,7 @@ def test_export_json(store: Store, ex02: Game) -> None:
     assert hand["result"] == "false_win" and hand["payments"][0]["from"] == 2
     assert [line["total"] for line in exported["ledger"]] == [160, 100, -360, 100]
     assert [s["total"] for s in exported["standings"]] == [160, 100, -360, 100]
-    with pytest.raises(NotFound):
+    with pytest.raises(NotFound, match=r"no session 999"):
         store.export_session(999)
 
 
@@ -155,5 +158,5 @@ def test_export_csv(store: Store, ex01: Game) -> None:
     assert total[0] == "total" and total[-4:] == ["-240", "190", "0", "50"]
     columns = [[int(r[i]) for r in (hand, correction)] for i in range(-4, 0)]
     assert [sum(c) for c in columns] == [int(t) for t in total[-4:]]
-    with pytest.raises(NotFound):
+    with pytest.raises(NotFound, match=r"no session 999"):
         store.export_csv(999)

@@ -82,7 +82,7 @@ def test_a_duplicate_event_rolls_back_the_whole_batch(store: Store, ex01: Game) 
         Applied("event", event(ex01.table, 500), None, []),
         *ex01.applied(session_id)[-1:],  # stored already: the hand's last event
     ]
-    with pytest.raises(DuplicateEvent) as caught:
+    with pytest.raises(DuplicateEvent, match=r"event \(t1, 1, 149\) is already stored") as caught:
         store.append(ex01.table, batch, snapshot=b"never")
     assert caught.value.key == (ex01.table, 1, ex01.events[-1][0].seq)
     assert (count(store, Log), count(store, HandModel), count(store, LedgerLine)) == before
@@ -95,15 +95,15 @@ def test_a_duplicate_event_rolls_back_the_whole_batch(store: Store, ex01: Game) 
 
 
 def test_the_same_event_twice_in_one_batch_is_a_duplicate(store: Store) -> None:
-    with pytest.raises(DuplicateEvent):
+    with pytest.raises(DuplicateEvent, match=r"event \(t1, 7, 1\) is already stored"):
         store.append("t1", applied("t1", 1, 2, 1))
     assert count(store, Log) == 0
 
 
 def test_an_entry_of_another_table_is_refused(store: Store) -> None:
-    with pytest.raises(InvalidEntry):
+    with pytest.raises(InvalidEntry, match=r"event of table 't2' appended to 't1'"):
         store.append("t1", applied("t1", 1) + applied("t2", 2))
-    with pytest.raises(InvalidEntry):
+    with pytest.raises(InvalidEntry, match=r"an entry of kind 'event' needs its event"):
         store.append("t1", [Applied("event", None, {"kind": "tile_drawn"})])
     assert count(store, Log) == 0
 
@@ -134,7 +134,7 @@ def test_snapshots_round_trip_and_the_latest_wins(store: Store) -> None:
     store.append("t1", [], snapshot=b"again")  # no new entry: taken at the last one
     assert store.latest_snapshot("t1") == (second[0], b"again")
     assert store.latest_snapshot("t2") is None
-    with pytest.raises(InvalidEntry):
+    with pytest.raises(InvalidEntry, match=r"table 't2' has no log entry to snapshot at"):
         store.append("t2", [], snapshot=b"nothing to take it at")
 
 

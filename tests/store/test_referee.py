@@ -42,12 +42,12 @@ def test_rulings_are_new_rows_and_the_latest_wins(store: Store) -> None:
 
 
 def test_ruling_on_nothing(store: Store) -> None:
-    with pytest.raises(NotFound):
+    with pytest.raises(NotFound, match=r"no violation 42"):
         store.decide(42, "confirmed", "", None)
     violation = flag(store, "t1", 1)
-    with pytest.raises(NotFound):
+    with pytest.raises(NotFound, match=r"no token 42"):
         store.decide(violation, "confirmed", "", 42)  # no such token
-    with pytest.raises(InvalidEntry):
+    with pytest.raises(InvalidEntry, match=r"decision must be one of confirmed, dismissed"):
         store.decide(violation, "maybe", "", None)
 
 
@@ -61,7 +61,9 @@ def test_corrections_are_new_rows(store: Store) -> None:
     assert second.kind == "note" and second.token_id is None and second.id > first.id
     assert [e.kind for e in store.entries("t1")] == ["correction", "correction"]
     assert store.corrections(table="t2") == []
-    with pytest.raises(InvalidEntry):  # a token that does not exist
+    with pytest.raises(
+        InvalidEntry, match=r"correction token_id 99: no such token"
+    ):  # a token that does not exist
         store.append("t1", [Applied("correction", None, {"kind": "note", "token_id": 99})])
     assert len(store.corrections()) == 2
 
@@ -82,7 +84,7 @@ def test_tokens_are_hashed_and_revocable(store: Store) -> None:
     assert store.token_for(secret) is None and store.token_for(other_secret) == other
     assert store.revoke_token(row.id).revoked_at == revoked.revoked_at  # set once
     assert store.tokens() == [revoked, other]
-    with pytest.raises(NotFound):
+    with pytest.raises(NotFound, match=r"no token 999"):
         store.revoke_token(999)
-    with pytest.raises(InvalidEntry):
+    with pytest.raises(InvalidEntry, match=r"role must be one of referee, admin"):
         store.create_token("player", "nobody")

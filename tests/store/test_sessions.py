@@ -30,9 +30,9 @@ def test_a_session_ends_once(store: Store) -> None:
     ended = store.session(opened.id)
     assert ended is not None and ended.ended_log_id == end and ended.ended_at is not None
     assert store.open_session("t1") is None
-    with pytest.raises(InvalidEntry):
+    with pytest.raises(InvalidEntry, match=r"session 1 has already ended"):
         store.append("t1", [Applied("session_end", None, {}, [], opened.id)])
-    with pytest.raises(InvalidEntry):  # none open to end
+    with pytest.raises(InvalidEntry, match=r"no session of table 't1' to end"):  # none open to end
         store.append("t1", [Applied("session_end", None, {})])
 
 
@@ -65,8 +65,8 @@ def test_a_session_started_in_a_batch_is_the_session_of_what_follows(store: Stor
 
 
 def test_a_bad_session_body_is_refused(store: Store) -> None:
-    with pytest.raises(InvalidEntry):
+    with pytest.raises(InvalidEntry, match=r"session body"):
         store.append("t1", [Applied("session", None, {"players": ["only one"]})])
-    with pytest.raises(InvalidEntry):
+    with pytest.raises(InvalidEntry, match=r"session of table 't9' appended to 't1'"):
         store.append("t1", [Applied("session", None, {"table": "t9"})])
     assert store.sessions() == []
