@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -40,20 +41,26 @@ def test_unknown_fault_is_refused_by_name() -> None:
     assert done.returncode == 2 and "unknown fault 'gremlins'" in done.stderr
 
 
-async def test_sim_on_a_pty_talks_to_a_real_bridge(tmp_path: Path, mqtt_url: str) -> None:  # noqa: F811
-    port = tmp_path / "table.tty"
+@pytest.mark.parametrize("link", ["pty", "tcp"])
+async def test_sim_talks_to_a_real_bridge(tmp_path: Path, mqtt_url: str, link: str) -> None:  # noqa: F811
+    """On a pty (the default), or on TCP as a serial server would (`socket://`)."""
+    pty = tmp_path / "table.tty"
+    where = ["--pty", str(pty)] if link == "pty" else ["--tcp", "127.0.0.1:0"]
     proc = await asyncio.create_subprocess_exec(
-        *MJTABLE, "sim", "--pty", str(port), "--hands", "2", "--speed", "0", "--seed", "9",
+        *MJTABLE, "sim", *where, "--hands", "2", "--speed", "0", "--seed", "9",
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
     )  # fmt: skip
     assert proc.stdout is not None
     try:
-        first = await asyncio.wait_for(proc.stdout.readline(), 30)
-        assert first.decode().strip() == str(port)
+        first = (await asyncio.wait_for(proc.stdout.readline(), 30)).decode().strip()
+        if link == "pty":
+            assert first == str(pty)
+        else:
+            assert re.fullmatch(r"socket://127\.0\.0\.1:[1-9][0-9]*", first), first
         table = new_table()
         async with (
             Recorder(mqtt_url, table) as rec,
-            running_bridge(tmp_path, mqtt_url, table, port),
+            running_bridge(tmp_path, mqtt_url, table, first),  # type: ignore[arg-type]
         ):
             lines = [
                 json.loads(await asyncio.wait_for(proc.stdout.readline(), 60)) for _ in range(2)
