@@ -14,6 +14,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from mjtable.commands.export import add_database_arguments, database_url
+
 EXIT_BEHIND = 1
 EXIT_FAILED = 2
 EXIT_IN_USE = 3
@@ -42,23 +44,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     restore = actions.add_parser("restore", help="replace the records by a backup")
     restore.add_argument("source", type=Path, metavar="SOURCE", help="a file made by backup")
     for action in actions.choices.values():
-        action.add_argument(
-            "--config", type=Path, metavar="TOML", help="the service's settings ([serve] table)"
-        )
-        action.add_argument("--db", metavar="URL", help="database URL (default SQLite in data dir)")
-        action.add_argument("--data-dir", type=Path, metavar="DIR", help="the service's data dir")
+        add_database_arguments(action)
     p.set_defaults(func=run)
-
-
-def database_url(args: argparse.Namespace) -> str:
-    """The URL `mjtable serve --config … --db … --data-dir …` would use."""
-    from mjtable.settings_cli import settings_from
-    from table_service.service.settings import ServeSettings, load_serve_settings
-
-    given = argparse.Namespace(**{name: None for name in ServeSettings.model_fields})
-    given.config, given.db, given.data_dir = args.config, args.db, args.data_dir
-    settings = settings_from(given, ServeSettings, load_serve_settings, "db")
-    return settings.database_url
 
 
 def revisions(url: str) -> tuple[str | None, str | None]:

@@ -25,19 +25,32 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def add_database_arguments(p: argparse.ArgumentParser) -> None:
+    """The options that name the records as `mjtable serve` finds them (token, export, db)."""
+    p.add_argument(
+        "--config", type=Path, metavar="TOML", help="the service's settings ([serve] table)"
+    )
     p.add_argument("--db", metavar="URL", help="database URL (default SQLite in --data-dir)")
     p.add_argument("--data-dir", type=Path, default=None, metavar="DIR",
                    help="the service's data directory (default mjtable-data)")  # fmt: skip
 
 
+def database_url(args: argparse.Namespace) -> str:
+    """The URL `mjtable serve --config … --db … --data-dir …` (and its env) would use."""
+    from mjtable.settings_cli import settings_from
+    from table_service.service.settings import ServeSettings, load_serve_settings
+
+    given = argparse.Namespace(**{name: None for name in ServeSettings.model_fields})
+    given.config, given.db, given.data_dir = args.config, args.db, args.data_dir
+    settings = settings_from(given, ServeSettings, load_serve_settings, args.command)
+    return settings.database_url
+
+
 @contextlib.contextmanager
 def open_store(args: argparse.Namespace) -> Iterator[Any]:
     """The service's store, as `mjtable serve` with these options (and its env) would open it."""
-    from table_service.service.settings import load_serve_settings
     from table_service.store import Store
 
-    settings = load_serve_settings(None, db=args.db, data_dir=args.data_dir)
-    store = Store(settings.database_url)
+    store = Store(database_url(args))
     try:
         store.migrate()
         yield store

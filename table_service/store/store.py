@@ -109,7 +109,8 @@ def make_engine(url: str | URL) -> Engine:
         engine = create_engine(
             parsed, poolclass=StaticPool, connect_args={"check_same_thread": False}
         )
-    else:
+    else:  # a data directory that does not exist yet is made, as `serve` would
+        Path(str(parsed.database)).parent.mkdir(parents=True, exist_ok=True)
         engine = create_engine(parsed)
 
     @event.listens_for(engine, "connect")

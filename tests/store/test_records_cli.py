@@ -1,0 +1,78 @@
+"""`mjtable token` and `mjtable export` as an operator runs them: the records named by the
+service's own settings file (--config), or by --db; errors exit 2 and say what is wrong."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from table_service.store import Store
+from tests.store.conftest import Game, play
+
+MJTABLE = [sys.executable, "-m", "mjtable"]
+
+
+def mjtable(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*MJTABLE, *args], capture_output=True, text=True, timeout=120)
+
+
+def test_tokens_through_the_services_settings_file(tmp_path: Path) -> None:
+    config = tmp_path / "serve.toml"
+    config.write_text(f'[serve]\ndata_dir = "{tmp_path / "data"}"\n')
+    made = mjtable(
+        "token", "create", "--role", "referee", "--label", "desk", "--config", str(config)
+    )
+    assert made.returncode == 0, made.stderr
+    secret = made.stdout.strip()
+    assert len(secret) >= 32 and "shown only now" in made.stderr
+    listed = mjtable("token", "list", "--config", str(config))
+    (row,) = [json.loads(line) for line in listed.stdout.splitlines()]
+    assert (row["role"], row["label"], row["revoked_at"]) == ("referee", "desk", None)
+    assert secret not in listed.stdout  # only its hash is kept
+    store = Store(f"sqlite:///{tmp_path / 'data' / 'mjtable.db'}")  # where serve would look
+    try:
+        found = store.token_for(secret)
+        assert found is not None and found.role == "referee"
+        assert mjtable("token", "revoke", str(row["id"]), "--config", str(config)).returncode == 0
+        assert store.token_for(secret) is None
+    finally:
+        store.close()
+    missing = mjtable("token", "revoke", "999", "--config", str(config))
+    assert missing.returncode == 2 and "token: no token 999" in missing.stderr
+
+
+def test_a_missing_or_bad_settings_file_exits_2_naming_it(tmp_path: Path) -> None:
+    absent = mjtable("token", "list", "--config", str(tmp_path / "nope.toml"))
+    assert absent.returncode == 2 and "nope.toml" in absent.stderr
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[serve]\ndb = 'oracle://x'\n")
+    refused = mjtable("export", "--session", "1", "--config", str(bad))
+    assert refused.returncode == 2 and "is not sqlite:///path or postgresql://" in refused.stderr
+
+
+def test_export_a_session_as_json_and_csv(tmp_path: Path, ex01: Game) -> None:
+    url = f"sqlite:///{tmp_path / 'records.db'}"
+    store = Store(url)
+    try:
+        store.migrate()
+        session_id = play(store, ex01)
+        standings = [s.total for s in store.standings(session_id)]
+    finally:
+        store.close()
+    as_json = mjtable("export", "--session", str(session_id), "--db", url)
+    assert as_json.returncode == 0, as_json.stderr
+    exported = json.loads(as_json.stdout)
+    assert [s["total"] for s in exported["standings"]] == standings
+    assert sum(standings) == 0 and any(standings)
+    out = tmp_path / "s.csv"
+    as_csv = mjtable("export", "--session", str(session_id), "--db", url, "--format", "csv",
+                     "-o", str(out))  # fmt: skip
+    assert as_csv.returncode == 0 and as_csv.stdout == ""
+    rows = list(csv.reader(io.StringIO(out.read_text(encoding="utf-8"))))
+    assert len(rows) >= 2
+    unknown = mjtable("export", "--session", "999", "--db", url)
+    assert unknown.returncode == 2 and "export: no session 999" in unknown.stderr
