@@ -8,9 +8,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterable, Iterator
 from typing import IO
 
-from table_service.mirror.replay import ReplayInputError, replay_lines
+from mjtable.commands.profile import add_profile_option, load_profile
+from table_service.mirror.records import Record
+from table_service.mirror.replay import Replay, ReplayInputError, replay_lines
+from table_service.rules import Profile
 
 EXIT_BAD_INPUT = 2
 
@@ -28,10 +32,51 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         ),
     )
     p.add_argument("events", metavar="EVENTS.jsonl", help="the event stream, or - for stdin")
+    add_profile_option(p)
+    p.epilog = (
+        "--profile judges every table by that profile instead of its session's (the "
+        "session's stakes stay): the same game under another club's rules."
+    )
     p.set_defaults(func=run)
 
 
+class _ProfiledReplay(Replay):
+    """A replay whose tables are all judged by one profile, with their sessions' stakes."""
+
+    def __init__(self, profile: Profile) -> None:
+        super().__init__()
+        self.profile = profile
+        self._by_stakes: dict[tuple[int, int], Profile] = {}
+
+    def feed(self, number: int, line: str) -> list[Record]:
+        records = super().feed(number, line)
+        for mirror in self.mirrors.values():  # a session line has just set its own profile
+            session = mirror.session
+            stakes = (self.profile.base, self.profile.per_tai)
+            if session is not None:
+                stakes = (session.base, session.per_tai)
+            if stakes not in self._by_stakes:
+                self._by_stakes[stakes] = self.profile.with_stakes(*stakes)
+            mirror.profile = self._by_stakes[stakes]
+        return records
+
+
+def _profiled_lines(lines: Iterable[str], profile: Profile) -> Iterator[str]:
+    """`replay_lines` with every table judged by `profile`."""
+    replay = _ProfiledReplay(profile)
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        for record in replay.feed(number, line):
+            yield record.model_dump_json(by_alias=True)
+    records, summary = replay.finish()
+    for record in records:
+        yield record.model_dump_json(by_alias=True)
+    yield summary.model_dump_json()
+
+
 def run(args: argparse.Namespace) -> int:
+    profile = load_profile(args.profile) if args.profile is not None else None
     try:
         source: IO[str] = (
             sys.stdin if args.events == "-" else open(args.events, encoding="utf-8")  # noqa: SIM115
@@ -42,7 +87,8 @@ def run(args: argparse.Namespace) -> int:
     out = sys.stdout
     try:
         with source:
-            for line in replay_lines(source):
+            lines = replay_lines(source) if profile is None else _profiled_lines(source, profile)
+            for line in lines:
                 out.write(line)
                 out.write("\n")
     except ReplayInputError as exc:

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import argparse
 import functools
-import sys
-from pathlib import Path
 
 from mjtable import json_batch
-from table_service.rules import HandInputError, Profile, ProfileError, profile_from_toml
+from mjtable.commands.profile import add_profile_option, load_profile
+from table_service.rules import HandInputError
 from table_service.rules.scoring import score_json
 
 
@@ -26,27 +25,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     json_batch.add_input_arguments(p, "hand")
     add_profile_option(p)
     p.set_defaults(func=run)
-
-
-def add_profile_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--profile",
-        metavar="TOML",
-        help="rule profile file (taiwan16.md §7); default: the mjonline profile",
-    )
-
-
-def load_profile(path: str | None) -> Profile:
-    """Read a profile file; errors name the key. Exits 2 on a bad profile."""
-    if path is None:
-        return Profile()
-    try:
-        return profile_from_toml(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        print(f"profile: cannot read {path}: {exc.strerror}", file=sys.stderr)
-    except ProfileError as exc:
-        print(f"profile {path}: {exc}", file=sys.stderr)
-    raise SystemExit(json_batch.EXIT_BAD_INPUT)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -21,7 +21,7 @@ from hil_tests.simulator.table import SimulatedTable
 from hil_tests.simulator.transports import PtyTransport, TcpTransport, Transport
 from hil_tests.simulator.violations import SUPPORTED, Violations
 from hil_tests.soak import SoakConfig, boot_id_for, run_soak
-from mjtable.commands.score import add_profile_option, load_profile
+from mjtable.commands.profile import add_profile_option, load_profile
 
 VERDICT_KEYS = (
     "events_lost", "duplicates_delivered", "mismatches",

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from table_service.mirror.state import MELD_RULES_NAME, HandState, SeatState
-from table_service.rules import HandOutcome, Profile, Stakes, score, settle
+from table_service.rules import HandOutcome, Profile, score, settle
 from table_service.rules.hand import Hand, HandInputError, Meld, check_hand
 from table_service.rules.scoring import ScoreResult
 from table_service.rules.settlement import Payment
@@ -103,12 +103,12 @@ def build_hand(
         robbed_flower=claim.robbed_flower,
     )
     try:
-        check_hand(candidate)
+        check_hand(candidate, profile)
     except HandInputError:
         # A special timing the tiles do not support (e.g. after an exposed meld): drop it.
         candidate = dataclasses.replace(candidate, timing=None, declared=None)
         try:
-            check_hand(candidate)
+            check_hand(candidate, profile)
         except HandInputError:
             return None
     return candidate
@@ -134,7 +134,7 @@ def verdict(claim: WinClaim, candidate: Hand | None, deal: Deal, profile: Profil
     """Score and settle a win; a barred or impossible one is a 詐胡 (taiwan16.md §3)."""
     result = score(candidate, profile) if candidate is not None else None
     valid = result is not None and result.valid
-    stakes = Stakes(profile.base, profile.per_tai)
+    stakes = profile.stakes()
     dealer_party = claim.seat == deal.dealer
     if claim.codes or not valid:
         codes = list(claim.codes) + ([] if valid else ["false_win"])

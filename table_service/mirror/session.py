@@ -12,16 +12,13 @@ from typing import Any, Final, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from table_service.rules import Profile, ProfileError
-from table_service.rules.profile import profile_from_mapping
+from table_service.rules.profile import preset_names, profile_from_mapping
 from table_service.rules.table import Deal
 
 WINDS: Final = ("E", "S", "W", "N")
 
-# Named presets (taiwan16.md §7): the values that differ from the default profile.
-PRESETS: Final[dict[str, dict[str, Any]]] = {
-    "mjonline": {},
-    "seed001": {"five_concealed_pongs": 12, "earthly_ready": 6},
-}
+# Named presets (taiwan16.md §7), shipped with the rules engine; the default first.
+PRESETS: Final[tuple[str, ...]] = preset_names()
 
 
 class SessionStart(BaseModel):
@@ -60,14 +57,13 @@ class SessionStart(BaseModel):
 
 
 def _profile_of(spec: str | dict[str, Any], base: int, per_tai: int) -> Profile:
-    values = dict(PRESETS[spec]) if isinstance(spec, str) else dict(spec)
-    if isinstance(spec, dict) and "preset" in values:
-        preset = values.pop("preset")
-        if not isinstance(preset, str) or preset not in PRESETS:
-            raise ProfileError(f"preset: unknown preset {preset!r}")
-        values = {**PRESETS[preset], **values}
+    values: dict[str, Any] = {"preset": spec} if isinstance(spec, str) else dict(spec)
+    preset = values.get("preset", PRESETS[0])
+    if not isinstance(preset, str) or preset not in PRESETS:
+        raise ProfileError(f"preset: unknown preset {preset!r}")
     for key in ("base", "per_tai"):
         if key in values:
             raise ProfileError(f"{key}: set the stakes beside the profile, not inside it")
     values.update(base=base, per_tai=per_tai)
-    return profile_from_mapping(values)
+    label = spec if isinstance(spec, str) else f"{preset} (changed)"
+    return profile_from_mapping(values, label)

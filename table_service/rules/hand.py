@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Final, Literal, cast
+from typing import TYPE_CHECKING, Final, Literal, cast
 
 from table_service.rules.tiles import (
     N_KINDS,
@@ -18,6 +18,9 @@ from table_service.rules.tiles import (
     parse_kind,
     suit_of,
 )
+
+if TYPE_CHECKING:
+    from table_service.rules.profile import Profile
 
 MeldKind = Literal["chi", "pong", "kong"]
 WinKind = Literal["self_draw", "discard", "robbing_kong"]
@@ -104,8 +107,11 @@ _KEYS: Final = frozenset(
 )  # fmt: skip
 
 
-def parse_hand(data: object) -> Hand:
-    """Validate a score-format.md declaration; raise HandInputError naming the field."""
+def parse_hand(data: object, profile: Profile | None = None) -> Hand:
+    """Validate a score-format.md declaration; raise HandInputError naming the field.
+
+    The profile decides whether 人胡 and a self-drawn 地胡 need a declaration (§7).
+    """
     if not isinstance(data, Mapping):
         raise HandInputError("hand", f"expected a JSON object, got {type(data).__name__}")
     unknown = sorted(set(map(str, data)) - _KEYS)
@@ -141,11 +147,11 @@ def parse_hand(data: object) -> Hand:
         flower_win=cast("FlowerWin | None", flower_win),
         robbed_flower=_robbed_flower(data),
     )
-    check_hand(hand)
+    check_hand(hand, profile)
     return hand
 
 
-def check_hand(hand: Hand) -> None:
+def check_hand(hand: Hand, profile: Profile | None = None) -> None:
     """Tile counts and flag consistency (score-format.md's list of contradictions)."""
     if hand.revealed:
         _check_tiles(hand)
@@ -154,7 +160,7 @@ def check_hand(hand: Hand) -> None:
             raise HandInputError("replacement", f"a replacement win is self_draw, not {hand.win}")
         if hand.last_tile:
             raise HandInputError("last_tile", f"a 海底 win must be self_draw, not {hand.win}")
-    _check_timing(hand)
+    _check_timing(hand, profile is None or profile.rules.special_wins_need_declaration)
     if hand.declared and any(m.exposed for m in hand.melds):
         raise HandInputError("declared", f"{hand.declared} with a chi, pong or exposed kong meld")
     if hand.robbed_flower is not None and hand.flower_win != "seven_rob_one":
@@ -163,7 +169,7 @@ def check_hand(hand: Hand) -> None:
         raise HandInputError("flowers", f"a {hand.flower_win} lists all eight flowers")
 
 
-def _check_timing(hand: Hand) -> None:
+def _check_timing(hand: Hand, need_declaration: bool) -> None:
     timing, declared = hand.timing, hand.declared
     if declared == "heavenly_ready" and hand.dealer:
         raise HandInputError("declared", "the dealer cannot declare heavenly_ready (天聽)")
@@ -175,13 +181,19 @@ def _check_timing(hand: Hand) -> None:
         if declared:
             raise HandInputError("timing", f"heavenly_win (天胡) with a declaration ({declared})")
     elif timing == "human_win" and declared != "earthly_ready":
-        raise HandInputError("timing", "human_win (人胡) needs declared: earthly_ready")
+        if need_declaration or declared is not None:
+            raise HandInputError("timing", "human_win (人胡) needs declared: earthly_ready")
+        if hand.dealer or hand.win != "discard":
+            # §7 special_wins_need_declaration = false: the undeclared 人胡 is this one.
+            raise HandInputError(
+                "timing", "human_win (人胡) without 地聽 is a non-dealer's win on a discard"
+            )
     elif timing == "earthly_win":
         if hand.dealer:
             raise HandInputError("timing", "earthly_win (地胡) is not the dealer's")
         if declared == "earthly_ready":
             raise HandInputError("timing", "earthly_win after earthly_ready is human_win (人胡)")
-        if hand.win == "self_draw" and declared != "heavenly_ready":
+        if hand.win == "self_draw" and declared != "heavenly_ready" and need_declaration:
             raise HandInputError("timing", "a self-drawn earthly_win needs heavenly_ready")
 
 

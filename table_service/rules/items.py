@@ -12,11 +12,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import cache
-from typing import Final, NamedTuple
+from typing import TYPE_CHECKING, Final, NamedTuple
 
 from table_service.rules.hand import Declaration, FlowerWin, Timing, WinKind
-from table_service.rules.profile import Profile
+from table_service.rules.shapes import SetShape
 from table_service.rules.tiles import EAST, NORTH, RED
+
+if TYPE_CHECKING:
+    from table_service.rules.profile import Profile, Rules
 
 
 class Facts(NamedTuple):
@@ -34,6 +37,7 @@ class Facts(NamedTuple):
     melded: int  # melds of any kind, 暗槓 included
     pair: int  # kind of the pair; -1 for a 嚦咕嚦咕 reading
     lik_gu: bool
+    sets: tuple[SetShape, ...]  # the concealed part's sets (where the winning tile went)
     # The hand, the same for every reading.
     suits: int  # how many of 萬 筒 索 appear
     has_honour: bool
@@ -42,6 +46,7 @@ class Facts(NamedTuple):
     single_tile_left: bool
     flowers: int  # how many flowers score (a robbed flower is left out)
     seat_flowers: int  # flowers matching the seat position, outside complete colours
+    all_seat_flowers: int  # flowers matching the seat position, complete colours included
     flower_kongs: int  # complete colours (four seasons, four plants)
     seat_wind: int  # kind of the seat wind
     round_wind: int  # kind of the round wind
@@ -50,12 +55,13 @@ class Facts(NamedTuple):
     declared: Declaration | None
     timing: Timing | None
     flower_win: FlowerWin | None
+    winning_tile: int
 
 
-# The reading-independent tail of Facts, in field order (suits … flower_win).
+# The reading-independent tail of Facts, in field order (suits … winning_tile).
 HandFacts = tuple[
-    int, bool, WinKind, int, bool, int, int, int, int, int, bool, bool,
-    Declaration | None, Timing | None, FlowerWin | None,
+    int, bool, WinKind, int, bool, int, int, int, int, int, int, bool, bool,
+    Declaration | None, Timing | None, FlowerWin | None, int,
 ]  # fmt: skip
 
 
@@ -63,7 +69,7 @@ class Item(NamedTuple):
     id: str
     name: str
     tai: int
-    count: Callable[[Facts], int]
+    occurs: Callable[[Facts, Rules], int]  # how many times, under the profile's switches
     excludes: frozenset[str] = frozenset()
 
 
@@ -71,7 +77,7 @@ def _n(flag: bool) -> int:
     return 1 if flag else 0
 
 
-def _dragon_triplets(f: Facts) -> int:
+def _dragon_triplets(f: Facts, r: Rules | None = None) -> int:
     return sum(1 for k in f.triplets if k >= RED)
 
 
@@ -79,14 +85,67 @@ def _wind_triplets(f: Facts) -> int:
     return sum(1 for k in f.triplets if EAST <= k <= NORTH)
 
 
-def _ping_hu(f: Facts) -> int:
-    return _n(
-        f.sequences == 5
-        and not f.has_honour
-        and not f.flowers
-        and f.waits > 1
-        and f.win != "self_draw"
-    )
+def _ping_hu(f: Facts, r: Rules) -> int:
+    """平胡: five sequences and a pair, on a discard; the rest is the profile's (§7)."""
+    if f.sequences != 5 or f.win == "self_draw":
+        return 0
+    if f.has_honour and not r.ping_hu_honour_pair:  # five sequences: an honour is the pair
+        return 0
+    if f.flowers and not r.ping_hu_flowers:
+        return 0
+    if not f.exposed and not r.ping_hu_with_concealed:
+        return 0
+    if r.ping_hu_wait == "any":
+        return 1
+    if f.waits < 2:  # every other mode: a single wait (I3) never has 平胡
+        return 0
+    return _n(_PING_HU_WAIT[r.ping_hu_wait](f))
+
+
+def _two_sided(w: int, low: int) -> bool:
+    """Whether `w` is the outer tile of a two-sided sequence starting at `low` (not 1-2+3,
+    not 8-9+7, not the middle)."""
+    return (w == low and low % 9 != 6) or (w == low + 2 and low % 9 != 0)
+
+
+def _places(f: Facts) -> list[int]:
+    """Where the winning tile can sit in this reading: the lowest kind of each sequence
+    holding it, and -1 for the pair."""
+    w = f.winning_tile
+    places = [k for k, seq in f.sets if seq and k <= w <= k + 2]
+    return [*places, -1] if f.pair == w else places
+
+
+def _every_place_two_sided(f: Facts) -> bool:
+    return all(p >= 0 and _two_sided(f.winning_tile, p) for p in _places(f))
+
+
+def _some_place_two_sided(f: Facts) -> bool:
+    return any(p >= 0 and _two_sided(f.winning_tile, p) for p in _places(f))
+
+
+def _not_only_the_pair(f: Facts) -> bool:
+    """§7 `not_pair`: read like I2, a tile that can complete a sequence is credited there."""
+    return any(p >= 0 for p in _places(f))
+
+
+# `ping_hu_wait` modes beyond the whole hand's wait (§7), on the reading scored.
+_PING_HU_WAIT: Final[dict[str, Callable[[Facts], bool]]] = {
+    "whole_hand": lambda f: True,
+    "two_sided_tile": _every_place_two_sided,
+    "two_sided_reading": _some_place_two_sided,
+    "not_pair": _not_only_the_pair,
+}
+
+
+def _single_wait(f: Facts, r: Rules) -> int:
+    if f.waits != 1:
+        return 0
+    return _n(r.all_melded_single_wait or f.exposed < 5)
+
+
+def _seat_flowers(f: Facts, r: Rules) -> int:
+    return f.all_seat_flowers if r.flower_kong_keeps_seat_flower else f.seat_flowers
 
 
 # The items a 嚦咕嚦咕 keeps beside itself (§4, row lik_gu); it excludes all others.
@@ -98,119 +157,119 @@ _LIK_GU_KEEPS: Final = frozenset(
 )  # fmt: skip
 
 _ROWS: Final[tuple[Item, ...]] = (
-    Item("seat_wind_pong", "風字坎", 1, lambda f: f.triplets.count(f.seat_wind)),
-    Item("round_wind_pong", "風字坎", 1, lambda f: f.triplets.count(f.round_wind)),
+    Item("seat_wind_pong", "風字坎", 1, lambda f, r: f.triplets.count(f.seat_wind)),
+    Item("round_wind_pong", "風字坎", 1, lambda f, r: f.triplets.count(f.round_wind)),
     Item("dragon_pong", "箭字坎", 1, _dragon_triplets),
-    Item("concealed", "門清", 1, lambda f: _n(not f.exposed)),
+    Item("concealed", "門清", 1, lambda f, r: _n(not f.exposed)),
     Item(
         "concealed_self_draw",
         "不求.自摸",
         2,
-        lambda f: _n(not f.exposed and f.win == "self_draw"),
+        lambda f, r: _n(not f.exposed and f.win == "self_draw"),
         frozenset({"self_draw"}),
     ),
     Item(
         "all_melded",
         "全求",
         2,
-        lambda f: _n(f.single_tile_left and f.exposed == 5 and f.win != "self_draw"),
+        lambda f, r: _n(f.single_tile_left and f.exposed == 5 and f.win != "self_draw"),
     ),
     Item(
         "half_melded",
         "半求",
         1,
-        lambda f: _n(
+        lambda f, r: _n(
             f.single_tile_left and f.melded == 5 and f.exposed > 0 and f.win == "self_draw"
         ),
     ),
     Item("ping_hu", "平胡", 2, _ping_hu),
-    Item("all_pongs", "對對胡", 4, lambda f: _n(not f.sequences)),
-    Item("single_wait", "獨聽", 1, lambda f: _n(f.waits == 1)),
-    Item("robbing_kong", "搶槓", 1, lambda f: _n(f.win == "robbing_kong")),
+    Item("all_pongs", "對對胡", 4, lambda f, r: _n(not f.sequences)),
+    Item("single_wait", "獨聽", 1, _single_wait),
+    Item("robbing_kong", "搶槓", 1, lambda f, r: _n(f.win == "robbing_kong")),
     Item(
         "all_honors",
         "字一色",
         16,
-        lambda f: _n(not f.suits and not f.lik_gu),
+        lambda f, r: _n(not f.suits and not f.lik_gu),
         frozenset({"all_pongs"}),
     ),
-    Item("full_flush", "清一色", 12, lambda f: _n(f.suits == 1 and not f.has_honour)),
-    Item("half_flush", "湊一色", 4, lambda f: _n(f.suits == 1 and f.has_honour)),
-    Item("three_concealed_pongs", "三暗坎", 2, lambda f: _n(f.concealed_triplets >= 3)),
+    Item("full_flush", "清一色", 12, lambda f, r: _n(f.suits == 1 and not f.has_honour)),
+    Item("half_flush", "湊一色", 4, lambda f, r: _n(f.suits == 1 and f.has_honour)),
+    Item("three_concealed_pongs", "三暗坎", 2, lambda f, r: _n(f.concealed_triplets >= 3)),
     Item(
         "four_concealed_pongs",
         "四暗坎",
         5,
-        lambda f: _n(f.concealed_triplets >= 4),
+        lambda f, r: _n(f.concealed_triplets >= 4),
         frozenset({"three_concealed_pongs"}),
     ),
     Item(
         "five_concealed_pongs",
         "五暗坎",
         13,
-        lambda f: _n(f.concealed_triplets == 5),
+        lambda f, r: _n(f.concealed_triplets == 5),
         frozenset({"four_concealed_pongs", "three_concealed_pongs", "concealed", "all_pongs"}),
     ),
     Item(
         "big_four_winds",
         "大四喜",
         16,
-        lambda f: _n(_wind_triplets(f) == 4),
+        lambda f, r: _n(_wind_triplets(f) == 4),
         frozenset({"seat_wind_pong", "round_wind_pong"}),
     ),
     Item(
         "small_four_winds",
         "小四喜",
         8,
-        lambda f: _n(_wind_triplets(f) == 3 and EAST <= f.pair <= NORTH),
+        lambda f, r: _n(_wind_triplets(f) == 3 and EAST <= f.pair <= NORTH),
     ),
     Item(
         "big_three_dragons",
         "大三元",
         8,
-        lambda f: _n(_dragon_triplets(f) == 3),
+        lambda f, r: _n(_dragon_triplets(f) == 3),
         frozenset({"dragon_pong"}),
     ),
     Item(
         "small_three_dragons",
         "小三元",
         4,
-        lambda f: _n(_dragon_triplets(f) == 2 and f.pair >= RED),
+        lambda f, r: _n(_dragon_triplets(f) == 2 and f.pair >= RED),
         frozenset({"dragon_pong"}),
     ),
-    Item("self_draw", "自摸", 1, lambda f: _n(f.win == "self_draw")),
-    Item("kong_bloom", "槓上開花", 1, lambda f: _n(f.replacement)),
-    Item("last_tile", "海底撈月", 1, lambda f: _n(f.last_tile)),
-    Item("seat_flower", "花牌", 1, lambda f: f.seat_flowers),
-    Item("flower_kong", "花槓", 2, lambda f: f.flower_kongs),
+    Item("self_draw", "自摸", 1, lambda f, r: _n(f.win == "self_draw")),
+    Item("kong_bloom", "槓上開花", 1, lambda f, r: _n(f.replacement)),
+    Item("last_tile", "海底撈月", 1, lambda f, r: _n(f.last_tile)),
+    Item("seat_flower", "花牌", 1, _seat_flowers),
+    Item("flower_kong", "花槓", 2, lambda f, r: f.flower_kongs),
     Item(
         "all_flowers",
         "滿花",
         8,
-        lambda f: _n(f.flowers == 8),
+        lambda f, r: _n(f.flowers == 8),
         frozenset({"seat_flower", "flower_kong"}),
     ),
-    Item("eight_immortals", "八仙過海", 8, lambda f: _n(f.flower_win == "eight_immortals")),
-    Item("seven_rob_one", "七搶一", 8, lambda f: _n(f.flower_win == "seven_rob_one")),
+    Item("eight_immortals", "八仙過海", 8, lambda f, r: _n(f.flower_win == "eight_immortals")),
+    Item("seven_rob_one", "七搶一", 8, lambda f, r: _n(f.flower_win == "seven_rob_one")),
     Item(
         "heavenly_ready",
         "天聽",
         8,
-        lambda f: _n(f.declared == "heavenly_ready"),
+        lambda f, r: _n(f.declared == "heavenly_ready"),
         frozenset({"concealed"}),
     ),
     Item(
         "earthly_ready",
         "地聽",
         4,
-        lambda f: _n(f.declared == "earthly_ready"),
+        lambda f, r: _n(f.declared == "earthly_ready"),
         frozenset({"concealed"}),
     ),
     Item(
         "heavenly_win",
         "天胡",
         16,
-        lambda f: _n(f.timing == "heavenly_win"),
+        lambda f, r: _n(f.timing == "heavenly_win"),
         frozenset(
             {
                 "concealed",
@@ -226,18 +285,18 @@ _ROWS: Final[tuple[Item, ...]] = (
         "earthly_win",
         "地胡",
         16,
-        lambda f: _n(f.timing == "earthly_win"),
+        lambda f, r: _n(f.timing == "earthly_win"),
         frozenset({"heavenly_ready", "concealed"}),
     ),
     Item(
         "human_win",
         "人胡",
         8,
-        lambda f: _n(f.timing == "human_win"),
+        lambda f, r: _n(f.timing == "human_win"),
         frozenset({"earthly_ready", "concealed"}),
     ),
-    Item("all_honors_overlap", "字一色減計", -4, lambda f: _n(not f.suits and not f.lik_gu)),
-    Item("lik_gu", "嚦咕嚦咕", 8, lambda f: _n(f.lik_gu)),
+    Item("all_honors_overlap", "字一色減計", -4, lambda f, r: _n(not f.suits and not f.lik_gu)),
+    Item("lik_gu", "嚦咕嚦咕", 8, lambda f, r: _n(f.lik_gu)),
 )
 
 
@@ -272,7 +331,53 @@ ENGLISH: Final = {
 }  # fmt: skip
 
 
+# Exclusions a switch lifts (§7): (switch, the value that lifts, row, ids it no longer excludes).
+_LIFTED: Final = (
+    ("five_concealed_exclusive", False, "five_concealed_pongs",
+     frozenset({"concealed", "all_pongs"})),
+    ("all_honors_with_all_pongs", True, "all_honors", frozenset({"all_pongs"})),
+    ("kong_bloom_with_heavenly_win", True, "heavenly_win", frozenset({"kong_bloom"})),
+)  # fmt: skip
+# Rows a switch removes when false (§7 `half_melded`, `all_honors_overlap`).
+_SWITCHED_ROWS: Final = frozenset({"half_melded", "all_honors_overlap"})
+
+# 作莊 and 連N拉N are §4 items valued in a profile too, but they are dealer 台 (§6):
+# never rows of a hand's 牌面. Their default values sit after 對對胡, as in §4.
+_DEALER_TAI: Final = {"dealer": 1, "streak": 2}
+
+
+def _default_tai() -> dict[str, int]:
+    out: dict[str, int] = {}
+    for row in ITEMS:
+        out[row.id] = row.tai
+        if row.id == "all_pongs":
+            out |= _DEALER_TAI
+    return out
+
+
+DEFAULT_TAI: Final = _default_tai()  # every §4 id and its value (one unit), §4 order
+
+
+def negative_item(item: str) -> bool:
+    """Whether an item's value is an amount taken off (字一色減計)."""
+    return DEFAULT_TAI[item] < 0
+
+
 @cache
 def rows_for(profile: Profile) -> tuple[Item, ...]:
-    """The table with a profile's values (五暗坎, 地聽) applied; one per profile."""
-    return tuple(r._replace(tai=profile.tai_override(r.id) or r.tai) for r in ITEMS)
+    """The table as a profile has it: its values, its switches' exclusions; one per profile.
+
+    A row valued 0, or switched off, is no row at all: it neither scores nor excludes.
+    """
+    rules = profile.rules
+    rows = []
+    for row in ITEMS:
+        tai = profile.tai_of(row.id)
+        if tai == 0 or (row.id in _SWITCHED_ROWS and not getattr(rules, row.id)):
+            continue
+        excludes = row.excludes
+        for switch, lifting, row_id, lifted in _LIFTED:
+            if row_id == row.id and getattr(rules, switch) == lifting:
+                excludes = excludes - lifted
+        rows.append(row._replace(tai=tai, excludes=excludes))
+    return tuple(rows)

@@ -67,9 +67,11 @@ class ScoreResult:
         }
 
 
-def dealer_tai(hand: Hand) -> int:
-    """作莊 1 + 連N拉N 2N when the declaring player is the dealer."""
-    return 1 + 2 * hand.streak if hand.dealer else 0
+def dealer_tai(hand: Hand, profile: Profile = DEFAULT_PROFILE) -> int:
+    """作莊 1 + 連N拉N 2N (the profile's values) when the declaring player is the dealer."""
+    if not hand.dealer:
+        return 0
+    return profile.tai_of("dealer") + profile.tai_of("streak") * hand.streak
 
 
 def score(hand: Hand, profile: Profile = DEFAULT_PROFILE) -> ScoreResult:
@@ -79,16 +81,17 @@ def score(hand: Hand, profile: Profile = DEFAULT_PROFILE) -> ScoreResult:
     best = _best_reading(hand, profile, hand.flowers)
     if best is None:
         reason = "not a winning hand: the 17 tiles do not read as 5 sets and a pair"
-        return ScoreResult(False, 0, (), dealer_tai(hand), reason)
+        return ScoreResult(False, 0, (), dealer_tai(hand, profile), reason)
     return best
 
 
 def score_json(data: object, profile: Profile = DEFAULT_PROFILE) -> dict[str, object]:
     """JSON in, JSON out: the path `mjtable score` and the service share.
 
-    Raises HandInputError for a malformed declaration.
+    Raises HandInputError for a malformed declaration (judged under the profile's
+    `special_wins_need_declaration`).
     """
-    return score(parse_hand(data), profile).to_json()
+    return score(parse_hand(data, profile), profile).to_json()
 
 
 def _score_flower_win(hand: Hand, profile: Profile) -> ScoreResult:
@@ -100,15 +103,18 @@ def _score_flower_win(hand: Hand, profile: Profile) -> ScoreResult:
         if own is not None:
             return own  # its facts carry flower_win, so the 8 台 row is among its items
     row = ITEM_BY_ID[hand.flower_win]
-    return ScoreResult(True, row.tai, (ScoredItem(row.id, row.name, row.tai),), dealer_tai(hand))
+    tai = profile.tai_of(row.id)
+    items = (ScoredItem(row.id, row.name, tai),) if tai else ()  # valued 0: no item (§7)
+    return ScoreResult(True, tai, items, dealer_tai(hand, profile))
 
 
 def assemble(facts: Facts, profile: Profile = DEFAULT_PROFILE) -> tuple[ScoredItem, ...]:
     """Every matching row, minus what matching rows exclude; in table order."""
     matched = []
     excluded: set[str] = set()
+    rules = profile.rules
     for row in rows_for(profile):
-        n = row.count(facts)
+        n = row.occurs(facts, rules)
         if n:
             matched.append(ScoredItem(row.id, row.name, row.tai * n))
             if row.excludes:
@@ -124,13 +130,14 @@ def _best_reading(hand: Hand, profile: Profile, flowers: frozenset[int]) -> Scor
     counts = hand.counts()
     keys = hand_keys(counts)
     found = readings_of_keys(keys)
-    lik_gu = profile.lik_gu and not hand.melds and is_lik_gu(counts)
+    lik_gu_on = profile.rules.lik_gu and profile.tai_of("lik_gu") != 0
+    lik_gu = lik_gu_on and not hand.melds and is_lik_gu(counts)
     if not found and not lik_gu:
         return None
     held = _held(hand)
     counts[w] -= 1
     waits = waits_of_keys(hand_keys(counts), held)
-    if profile.lik_gu and not hand.melds:
+    if lik_gu_on and not hand.melds:
         waits = sorted(set(waits) | set(lik_gu_waits(counts, held)))
     hand_facts = _hand_facts(hand, flowers, len(waits))
     m_seq, m_triplets, m_concealed, exposed, melded = _meld_summary(hand)
@@ -158,7 +165,7 @@ def _best_reading(hand: Hand, profile: Profile, flowers: frozenset[int]) -> Scor
                     concealed += 1
         facts = Facts(
             sequences, tuple(triplets), concealed, exposed, melded, pair, is_lik_gu_reading,
-            *hand_facts,
+            sets, *hand_facts,
         )  # fmt: skip
         items = assemble(facts, profile)
         total = sum(i.tai for i in items)
@@ -166,7 +173,9 @@ def _best_reading(hand: Hand, profile: Profile, flowers: frozenset[int]) -> Scor
             best = (total, items, sets, pair)
     assert best is not None
     total, items, sets, pair = best
-    return ScoreResult(True, total, items, dealer_tai(hand), None, tuple(waits), sets, pair)
+    return ScoreResult(
+        True, total, items, dealer_tai(hand, profile), None, tuple(waits), sets, pair
+    )
 
 
 def _held(hand: Hand) -> list[int]:
@@ -203,13 +212,14 @@ def _hand_facts(hand: Hand, flowers: frozenset[int], waits: int) -> HandFacts:
     has_honour = any(k >= FIRST_HONOUR for k in kinds)
     position = hand.seat_wind + 1
     complete = {c for c in (0, 1) if sum(flower_colour(f) == c for f in flowers) == 4}
-    seat_flowers = sum(
-        1 for f in flowers if flower_position(f) == position and flower_colour(f) not in complete
-    )
+    own = [f for f in flowers if flower_position(f) == position]
+    seat_flowers = sum(1 for f in own if flower_colour(f) not in complete)
+    assert hand.winning_tile is not None
     return (
         suits, has_honour, hand.win, waits, len(hand.concealed) == 1, len(flowers), seat_flowers,
-        len(complete), EAST + hand.seat_wind, EAST + hand.round_wind, hand.replacement,
-        hand.last_tile, hand.declared, hand.timing, hand.flower_win,
+        len(own), len(complete), EAST + hand.seat_wind, EAST + hand.round_wind,
+        hand.replacement, hand.last_tile, hand.declared, hand.timing, hand.flower_win,
+        hand.winning_tile,
     )  # fmt: skip
 
 

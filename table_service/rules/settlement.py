@@ -7,7 +7,7 @@ payment is one seat's loss and another's gain).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final, Literal, cast
 
 SEATS: Final = 4
@@ -44,8 +44,13 @@ class SettleInputError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Stakes:
+    """The money per hand and the 台 values settlement itself adds (a profile's, §7)."""
+
     base: int = DEFAULT_BASE  # 底
     per_tai: int = DEFAULT_PER_TAI  # 台錢
+    dealer_tai: int = 1  # 作莊
+    streak_tai: int = 2  # 連N拉N, per N
+    seven_rob_one_tai: int = SEVEN_ROB_ONE_TAI  # 七搶一, inside a seven_rob_one_self_draw
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +87,7 @@ class Payment:
 def settle(outcome: HandOutcome) -> tuple[Payment, ...]:
     """The payments of one hand; dealer 台 only on payments the dealer is party to."""
     o = outcome
-    dealer_tai = 1 + 2 * o.streak
+    dealer_tai = o.stakes.dealer_tai + o.stakes.streak_tai * o.streak
 
     def pay(payer: int, payee: int, tai: int) -> Payment:
         d = dealer_tai if o.dealer in (payer, payee) else 0
@@ -97,7 +102,7 @@ def settle(outcome: HandOutcome) -> tuple[Payment, ...]:
         return (pay(o.payer, o.winner, o.tai),)
     if o.kind == "seven_rob_one_self_draw":
         # The robbed seat pays the 七搶一 8 on top of the hand's own 台; the others pay the hand.
-        own = o.tai - SEVEN_ROB_ONE_TAI
+        own = o.tai - o.stakes.seven_rob_one_tai
         return tuple(pay(s, o.winner, o.tai if s == o.payer else own) for s in others)
     return tuple(pay(s, o.winner, o.tai) for s in others)
 
@@ -111,13 +116,17 @@ def net(payments: Iterable[Payment]) -> list[int]:
     return totals
 
 
-def settle_json(data: object) -> dict[str, object]:
-    """score-format.md's `mjtable settle` object in, payments and nets out."""
-    payments = settle(parse_outcome(data))
+def settle_json(data: object, defaults: Stakes = Stakes()) -> dict[str, object]:
+    """score-format.md's `mjtable settle` object in, payments and nets out.
+
+    `defaults` (a profile's `stakes()`) gives the stakes a request leaves out and the
+    dealer and 七搶一 台.
+    """
+    payments = settle(parse_outcome(data, defaults))
     return {"payments": [p.to_json() for p in payments], "net": net(payments)}
 
 
-def parse_outcome(data: object) -> HandOutcome:
+def parse_outcome(data: object, defaults: Stakes = Stakes()) -> HandOutcome:
     """Validate a settle request; raise SettleInputError naming the field."""
     if not isinstance(data, Mapping):
         raise SettleInputError("input", "expected a JSON object")
@@ -138,8 +147,10 @@ def parse_outcome(data: object) -> HandOutcome:
     elif data.get("payer") is not None:
         raise SettleInputError("payer", f"a {kind} settlement has no single payer")
     tai = _whole(data, "tai")
-    if kind == "seven_rob_one_self_draw" and tai < SEVEN_ROB_ONE_TAI:
-        raise SettleInputError("tai", "seven_rob_one_self_draw includes the 8 of 七搶一")
+    if kind == "seven_rob_one_self_draw" and tai < defaults.seven_rob_one_tai:
+        raise SettleInputError(
+            "tai", f"seven_rob_one_self_draw includes the {defaults.seven_rob_one_tai} of 七搶一"
+        )
     stakes = data.get("stakes", {})
     if not isinstance(stakes, Mapping):
         raise SettleInputError("stakes", "expected an object with base and per_tai")
@@ -153,9 +164,10 @@ def parse_outcome(data: object) -> HandOutcome:
         dealer=dealer,
         streak=_whole(data, "streak", 0),
         payer=payer,
-        stakes=Stakes(
-            base=_whole(stakes, "base", DEFAULT_BASE, "stakes."),
-            per_tai=_whole(stakes, "per_tai", DEFAULT_PER_TAI, "stakes."),
+        stakes=replace(
+            defaults,
+            base=_whole(stakes, "base", defaults.base, "stakes."),
+            per_tai=_whole(stakes, "per_tai", defaults.per_tai, "stakes."),
         ),
     )
 

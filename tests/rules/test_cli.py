@@ -3,25 +3,14 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
+from tests.rules.cli import mjtable
 from tests.rules.notation import hand
 
 GOOD = hand("23m 456p 789p 55s 234s", "4m", ("chi:123m",))
 NOT_A_WIN = hand("23m 456p 789p 55s 234s", "9m", ("chi:123m",))
-
-
-def mjtable(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "mjtable", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
 
 
 def test_score_file_and_stdin_agree(tmp_path: Path) -> None:
