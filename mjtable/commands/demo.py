@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import logging
 import sys
 
@@ -71,4 +72,24 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _main(config: DemoConfig) -> None:
-    await run_demo(config, stop_on_signals(), lambda line: print(line, flush=True))
+    """A signal once running stops the demo in order (run_demo watches it); one while it
+    is still starting cancels the start."""
+    stop = stop_on_signals()
+    started = asyncio.Event()
+
+    def say(line: str) -> None:
+        print(line, flush=True)
+        started.set()
+
+    demo = asyncio.create_task(run_demo(config, stop, say))
+    early = asyncio.create_task(stop.wait())
+    first = asyncio.create_task(started.wait())
+    await asyncio.wait({demo, early, first}, return_when=asyncio.FIRST_COMPLETED)
+    early.cancel()
+    first.cancel()
+    if stop.is_set() and not started.is_set():
+        demo.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await demo
+        return
+    await demo

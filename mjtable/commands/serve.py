@@ -8,9 +8,9 @@ import contextlib
 import logging
 import signal
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Coroutine, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from firmware_bridge.stopping import cancel_and_wait
 from mjtable.settings_cli import add_settings_arguments, settings_from
@@ -150,12 +150,26 @@ def stop_on_signals() -> asyncio.Event:
     return stop
 
 
+async def cancelled_on(stop: asyncio.Event, work: Coroutine[Any, Any, None]) -> None:
+    """Run `work`; if `stop` is set first (a signal while it is still starting, say,
+    waiting for a broker that is down), cancel it and let its cleanup run."""
+    task = asyncio.create_task(work)
+    stopper = asyncio.create_task(stop.wait())
+    await asyncio.wait({task, stopper}, return_when=asyncio.FIRST_COMPLETED)
+    stopper.cancel()
+    if not task.done():
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+    else:
+        task.result()
+
+
 async def serve(settings: ServeSettings) -> None:
     """The service and its HTTP server in one loop; SIGINT/SIGTERM stop both."""
-    stop = stop_on_signals()
-    async with running_service(settings) as parts:
-        stopper = asyncio.create_task(stop.wait())
-        await asyncio.wait(
-            {parts.running, parts.http, stopper}, return_when=asyncio.FIRST_COMPLETED
-        )
-        stopper.cancel()
+
+    async def until_one_ends() -> None:
+        async with running_service(settings) as parts:
+            await asyncio.wait({parts.running, parts.http}, return_when=asyncio.FIRST_COMPLETED)
+
+    await cancelled_on(stop_on_signals(), until_one_ends())
