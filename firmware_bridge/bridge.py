@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import errno
 import logging
 from collections.abc import Callable
+from typing import Any
 
 from firmware_bridge.counters import Counters
 from firmware_bridge.event_store import OutboxEventStore
@@ -27,6 +29,11 @@ class Bridge:
         self.settings = settings
         self.counters = Counters()
         self.outbox = Outbox(settings.outbox_path, settings.outbox_sync, settings.history)
+        if self.outbox.damage is not None:
+            log.error(
+                "outbox %s: %s; the controller's next handshake shows which events were lost",
+                settings.outbox_path, self.outbox.damage,
+            )  # fmt: skip
         self.counters.outbox_depth = self.outbox.depth
         topics = Topics(settings.base_topic, settings.table)
         self.mqtt = MqttSide(
@@ -76,6 +83,9 @@ class Bridge:
             registry = registry_for(s.table, self.counters, lambda: self.link.up)
             self._stop_metrics = serve(registry, s.metrics_host, s.metrics_port)
             log.info("metrics on http://%s:%d/metrics", s.metrics_host, s.metrics_port)
+        loop = asyncio.get_running_loop()
+        previous = loop.get_exception_handler()
+        loop.set_exception_handler(_quiet_closed_sockets)
         tasks = [asyncio.create_task(self.link.run()), asyncio.create_task(self.mqtt.run())]
         try:
             done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
@@ -83,6 +93,21 @@ class Bridge:
                 task.result()
         finally:
             await cancel_and_wait(tasks)
+            loop.set_exception_handler(previous)
             if self._stop_metrics is not None:
                 self._stop_metrics()
             self.outbox.close()
+
+
+def _quiet_closed_sockets(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    """One line, not a traceback, for a socket closed under a loop callback.
+
+    A broker killed hard closes paho's socket while aiomqtt still has a reader or writer
+    registered on it: asyncio then reports `OSError: [Errno 9] Bad file descriptor`
+    from that callback. The MQTT side reconnects anyway; anything else is reported as usual.
+    """
+    exc = context.get("exception")
+    if isinstance(exc, OSError) and exc.errno == errno.EBADF:
+        log.warning("mqtt: socket closed under a callback (%s); reconnecting", exc.strerror)
+        return
+    loop.default_exception_handler(context)

@@ -25,6 +25,8 @@ class Counters:
     reboots: int = 0
     commands_sent: int = 0
     commands_dropped: int = 0
+    commands_refused: int = 0
+    refusals_unanswered: int = 0
     published: int = 0
     mqtt_reconnects: int = 0
     replays: int = 0

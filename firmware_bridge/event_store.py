@@ -36,6 +36,13 @@ class OutboxEventStore:
     def set_session(self, boot_id: int, last_seq: int) -> None:
         self.outbox.set_session(boot_id, last_seq)
 
+    def damage(self) -> str | None:
+        return self.outbox.damage
+
+    @property
+    def durable(self) -> bool:
+        return self.outbox.synchronous == "full"
+
     def store(self, events: Sequence[LinkEvent], boot_id: int, last_seq: int) -> None:
         rows = [
             (self.topics.event, to_event(self.table, e).model_dump_json(), e.boot_id, e.seq)

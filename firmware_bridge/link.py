@@ -17,7 +17,6 @@ from typing import Literal, Protocol
 
 import serial  # type: ignore[import-untyped]
 import serial_asyncio_fast
-from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, wait_exponential
 
 from firmware_bridge.counters import Counters
 from firmware_bridge.protocol import catalogue as c
@@ -32,6 +31,7 @@ from firmware_bridge.protocol.frame import (
     encode_frame,
     seq_diff,
 )
+from firmware_bridge.settings import redact_url
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +71,15 @@ class EventStore(Protocol):
     def session(self) -> tuple[int, int] | None: ...
     def set_session(self, boot_id: int, last_seq: int) -> None: ...
     def store(self, events: Sequence[LinkEvent], boot_id: int, last_seq: int) -> None: ...
+
+    def damage(self) -> str | None:
+        """Why events this store acknowledged may be gone from it (a lost WAL), or None."""
+        ...
+
+    @property
+    def durable(self) -> bool:
+        """True if what it stored survives a power loss (not only a crash)."""
+        ...
 
 
 class LinkDown(RuntimeError):
@@ -117,6 +126,7 @@ class HostLink:
         wall_clock: Callable[[], float] = time.time,
     ) -> None:
         self.url = url
+        self.shown = redact_url(url)  # for logs and the published status
         self.store = store
         self.counters = counters
         self.baudrate = baudrate
@@ -125,7 +135,7 @@ class HostLink:
         self.reopen_after_down = reopen_after_down
         self.on_info, self.on_error = on_info, on_error
         self.wall_clock = wall_clock
-        self.info = LinkInfo(port=url, since=wall_clock())
+        self.info = LinkInfo(port=self.shown, since=wall_clock())
         self._sender = Sender(1, self.timing)
         self._receiver = Receiver(1, self.timing)
         self._decoder = FrameDecoder()
@@ -138,6 +148,7 @@ class HostLink:
         self._last_time_sync = 0.0
         self._started = time.monotonic()
         self._opened_once = False
+        self._handshaken = False  # a session came up on the port as opened now
 
     @property
     def up(self) -> bool:
@@ -159,32 +170,41 @@ class HostLink:
         self._write(c.Sync(), time.monotonic())
 
     async def run(self) -> None:
-        """Open, serve, and on loss reopen with exponential backoff, for ever."""
+        """Open, serve, and reopen for ever, with exponential backoff after every failure.
+
+        A failure is a port that will not open, or one that closed or went quiet before
+        a handshake (a TCP serial server that accepts and drops); only a session that
+        came up resets the delay, so nothing can make the link spin.
+        """
+        delay = self.reopen_min
         while True:
-            wire = await self._open()
             try:
-                await self._serve(wire)
-            finally:
-                if self._transport is not None:
-                    self._transport.close()
-                self._transport = None
-                self._set_session(False, "connecting")
+                wire = await self._open()
+            except (OSError, serial.SerialException) as exc:
+                why = str(exc)
+            else:
+                self._handshaken = False
+                try:
+                    await self._serve(wire)
+                finally:
+                    if self._transport is not None:
+                        self._transport.close()
+                    self._transport = None
+                    self._set_session(False, "connecting")
+                if self._handshaken:
+                    delay = self.reopen_min
+                    continue  # a session was up: reopen at once
+                why = "closed before a handshake" if wire.lost.done() else "no handshake"
+            log.info("port %s: %s; reopening in %.2fs", self.shown, why, delay)
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, self.reopen_max)
 
     async def _open(self) -> _Wire:
         loop = asyncio.get_running_loop()
-        lo, hi = self.reopen_min, self.reopen_max
-        retrying = AsyncRetrying(
-            wait=wait_exponential(multiplier=lo, min=lo, max=hi),
-            retry=retry_if_exception_type((OSError, serial.SerialException)),
-            before_sleep=self._log_retry,
-        )
         wire = _Wire(self._on_data)
-        async for attempt in retrying:
-            with attempt:
-                wire = _Wire(self._on_data)
-                transport, _ = await serial_asyncio_fast.create_serial_connection(
-                    loop, partial(_same, wire), self.url, baudrate=self.baudrate
-                )
+        transport, _ = await serial_asyncio_fast.create_serial_connection(
+            loop, partial(_same, wire), self.url, baudrate=self.baudrate
+        )
         if self._opened_once:
             self.counters.reconnects += 1
         self._opened_once = True
@@ -206,7 +226,7 @@ class HostLink:
             self._flush(now)
             if self._session and now - self._last_rx > self.timing.silence:
                 self.counters.link_downs += 1
-                log.warning("link %s: silent %.1fs, down", self.url, now - self._last_rx)
+                log.warning("link %s: silent %.1fs, down", self.shown, now - self._last_rx)
                 self._set_session(False, "down")
                 self._down_since = now
             if not self._session:
@@ -214,17 +234,15 @@ class HostLink:
                     self._write(c.Sync(), now)
                 if now - self._down_since > self.reopen_after_down:
                     log.warning(
-                        "link %s: no session for %.0fs, reopening", self.url, now - self._down_since
+                        "link %s: no session for %.0fs, reopening",
+                        self.shown,
+                        now - self._down_since,
                     )
                     return
             if now - self._last_tx >= self.timing.heartbeat:
                 self._write(c.Heartbeat(int((now - self._started) * 1000) % 2**32), now)
             if self._session and now - self._last_time_sync >= self.timing.time_sync:
                 self._send_time_sync(now)
-
-    def _log_retry(self, state: RetryCallState) -> None:
-        error = state.outcome.exception() if state.outcome else None
-        log.info("port %s: %s; retrying", self.url, error)
 
     # --- receiving --------------------------------------------------------------
 
@@ -251,7 +269,7 @@ class HostLink:
 
     def _on_bad(self, error: FrameError, now: float) -> None:
         self.counters.bad(error.reason)
-        log.info("link %s: bad frame: %s", self.url, error)
+        log.info("link %s: bad frame: %s", self.shown, error)
         self.on_error(error.reason, str(error), b"")
         if isinstance(error, VersionMismatch) and error.frame_type == c.Hello.TYPE:
             self._set_session(False, "version_mismatch")
@@ -294,7 +312,7 @@ class HostLink:
             error = str(exc)
         if error is not None:
             self.counters.invalid_events += 1
-            log.warning("link %s: event seq %d refused: %s", self.url, seq, error)
+            log.warning("link %s: event seq %d refused: %s", self.shown, seq, error)
             self.on_error("invalid_event", error, frame.payload)
         return LinkEvent(boot_id, seq, self.wall_clock(), frame.type, frame.payload, message, error)
 
@@ -306,7 +324,7 @@ class HostLink:
                 self.store.store(batch, self.info.boot_id, self._last_seq)
             except Exception:
                 log.exception(
-                    "link %s: storing %d events failed; not acknowledged", self.url, len(batch)
+                    "link %s: storing %d events failed; not acknowledged", self.shown, len(batch)
                 )
                 self._last_seq -= len(batch)
                 self._receiver.expected = (self._receiver.expected - len(batch)) % SEQ_MOD
@@ -357,9 +375,9 @@ class HostLink:
             if skipped > 0:
                 self.counters.lost += skipped
                 lost = f"{last + 1}..{last + skipped}"
-                detail = f"boot {hello.boot_id}: events {lost} lost by the controller"
-                log.error("link %s: %s", self.url, detail)
-                self.on_error("lost", detail, b"")
+                reason, detail = self._blame(f"boot {hello.boot_id}: events {lost}")
+                log.error("link %s: %s", self.shown, detail)
+                self.on_error(reason, detail, b"")
                 last += skipped
         else:
             if known is not None:
@@ -371,9 +389,11 @@ class HostLink:
                 if missing:
                     self.counters.lost += missing
                     detail += f"; {missing} events of boot {known[0]} were never received"
-                log.warning("link %s: %s", self.url, detail)
+                log.warning("link %s: %s", self.shown, detail)
                 self.on_error("reboot", detail, b"")
             last = hello.next_seq - 1
+            if last > 0:
+                self._unknown_history(hello.boot_id, last, known is None)
         self._peer_last = None
         self.store.set_session(hello.boot_id, last)
         self._known = (hello.boot_id, last)
@@ -393,8 +413,55 @@ class HostLink:
             boot_id=hello.boot_id,
         )
         self._write(c.Welcome(PROTOCOL_VERSION, c.HelloResult.ACCEPTED, 1), now)
+        self._handshaken = True
         self._set_session(True, "up")
         self._send_time_sync(now)
+
+    def _blame(self, events: str) -> tuple[str, str]:
+        """(reason, detail) for events the controller skipped: whose loss it was.
+
+        The controller moves past an event only once acknowledged; the host acknowledges
+        only what it stored. So the loss is the outbox's when it knows it lost its tail
+        (a deleted or damaged WAL), possibly its own when it is not power-safe.
+        """
+        damage = self.store.damage()
+        if damage is not None:
+            return "outbox_lost", (
+                f"{events} were acknowledged to the controller and lost by the outbox: {damage}"
+            )
+        if not self.store.durable:
+            return "lost", (
+                f"{events} are missing: discarded by the controller, or acknowledged and "
+                "lost by the outbox (outbox_sync=normal does not survive a power loss)"
+            )
+        return "lost", f"{events} lost by the controller (discarded before the host stored them)"
+
+    def _unknown_history(self, boot_id: int, last: int, new_outbox: bool) -> None:
+        """The controller had events acknowledged that this outbox never recorded."""
+        events = f"boot {boot_id}: events 1..{last}"
+        damage = self.store.damage()
+        if damage is not None:
+            self.counters.lost += last
+            reason, detail = (
+                "outbox_lost",
+                (
+                    f"{events} were acknowledged to the controller and are not in the outbox: "
+                    f"{damage}"
+                ),
+            )
+        elif new_outbox:
+            reason, detail = (
+                "unknown_history",
+                (
+                    f"{events} were acknowledged before this outbox knew the controller (a new, "
+                    "replaced or emptied outbox, or another host): any of them not published "
+                    "before are lost"
+                ),
+            )
+        else:
+            return  # a controller that restarted and sent before meeting this host
+        log.error("link %s: %s", self.shown, detail)
+        self.on_error(reason, detail, b"")
 
     def _send_time_sync(self, now: float) -> None:
         """The wall clock to the controller after each WELCOME and every hour (§7.4)."""
@@ -434,5 +501,5 @@ class HostLink:
             self.info = replace(
                 self.info, state=state, since=self.wall_clock(), last_seq=self._last_seq
             )
-            log.info("link %s: %s", self.url, state)
+            log.info("link %s: %s", self.shown, state)
             self.on_info(self.info)

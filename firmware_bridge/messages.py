@@ -266,8 +266,12 @@ class Event(_Model):
 # --- commands: …/set ----------------------------------------------------------------
 
 
+# A caller's transaction id, echoed on the response: bounded like every outside value.
+Transaction = Annotated[str, Field(max_length=128, description="echoed on the response")]
+
+
 class _Command(_Model):
-    transaction: str | None = Field(None, description="echoed on …/set/response")
+    transaction: Transaction | None = Field(None, description="echoed on …/set/response")
 
 
 class StartShuffle(_Command):
@@ -297,7 +301,7 @@ class RequestState(_Command):
 
 class TimeSync(_Command):
     command: Literal["time_sync"] = "time_sync"
-    unix_ms: Annotated[int, Field(ge=0)]
+    unix_ms: Annotated[int, Field(ge=0, le=2**64 - 1)]
 
 
 Command = Annotated[
@@ -305,6 +309,10 @@ Command = Annotated[
     Field(discriminator="command"),
 ]
 COMMAND: TypeAdapter[Any] = TypeAdapter(Command)
+COMMAND_NAMES: Final = frozenset(
+    m.model_fields["command"].default
+    for m in (StartShuffle, RaiseWall, SeatLed, Alert, RequestState, TimeSync)
+)
 
 
 class CommandResult(_Model):
@@ -339,6 +347,8 @@ class CountersPayload(_Model):
     reboots: int
     commands_sent: int
     commands_dropped: int
+    commands_refused: int = 0
+    refusals_unanswered: int = 0
     published: int
     mqtt_reconnects: int
     replays: int
@@ -376,12 +386,12 @@ class BridgeRequest(_Model):
     """On …/bridge/request/<op>; ops: status, resync, counters, replay."""
 
     model_config = ConfigDict(frozen=True, extra="allow")
-    transaction: str | None = None
+    transaction: Transaction | None = None
 
 
 class EventKey(_Model):
     boot_id: int = Field(ge=0, le=0xFFFFFFFF)
-    seq: int = Field(ge=0)
+    seq: int = Field(ge=0, le=2**63 - 1, description="an Event's seq (SQLite's integer range)")
 
 
 class ReplayRequest(_Model):
@@ -391,7 +401,7 @@ class ReplayRequest(_Model):
     restart, names the last event it holds without a hole before it.
     """
 
-    transaction: str | None = None
+    transaction: Transaction | None = None
     after: EventKey | None = None
 
 

@@ -26,6 +26,8 @@ HELP = {
     "reboots": "controller reboots seen",
     "commands_sent": "commands queued to the controller",
     "commands_dropped": "commands dropped unacknowledged",
+    "commands_refused": "commands and requests refused (invalid, retained, link down)",
+    "refusals_unanswered": "refusals not answered: too many replies already pending",
     "published": "events acknowledged by the broker",
     "mqtt_reconnects": "broker connections lost",
     "replays": "replay requests served from the history",

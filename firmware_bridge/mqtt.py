@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
+import socket
 import ssl
 import time
 from collections import deque
@@ -17,12 +17,15 @@ from collections.abc import Callable
 from typing import Any
 
 import aiomqtt
+import paho.mqtt.client as paho
 from pydantic import BaseModel, ValidationError
+from pydantic_core import from_json
 
 from firmware_bridge.counters import Counters
 from firmware_bridge.link import HostLink, LinkDown
 from firmware_bridge.messages import (
     COMMAND,
+    COMMAND_NAMES,
     BridgeError,
     BridgeRequest,
     BridgeResponse,
@@ -34,12 +37,26 @@ from firmware_bridge.messages import (
 )
 from firmware_bridge.outbox import NotInHistory, Outbox
 from firmware_bridge.protocol.catalogue import build
+from firmware_bridge.rate_limit import TokenBucket
 from firmware_bridge.settings import BridgeSettings
 from firmware_bridge.stopping import cancel_and_wait
 
 log = logging.getLogger(__name__)
 BATCH = 64
 PUBLISH_TIMEOUT = 10.0
+# The largest valid command or request is ~250 bytes; anything far bigger is refused unread.
+MAX_BODY = 4096
+MAX_TRANSACTION = 128
+# Refusals' replies waiting for the broker; beyond this a refusal is counted, not answered,
+# so a flood of bad commands cannot queue up ahead of a valid command's reply.
+PENDING_REFUSALS = 400
+# Refusals answered on …/set/response (the rest are counted): on average per second, and
+# in one burst. A flood's cost is then its parsing, and it cannot crowd out valid replies.
+ANSWER_RATE = 200.0
+ANSWER_BURST = 400
+# Refusals logged and put on …/bridge/error: on average per second, and in one burst.
+REPORT_RATE = 2.0
+REPORT_BURST = 10
 
 
 class MqttSide:
@@ -66,6 +83,13 @@ class MqttSide:
         self._status_dirty = asyncio.Event()
         self._errors: deque[BridgeError] = deque(maxlen=200)
         self._errors_ready = asyncio.Event()
+        # replies to …/set and …/bridge/request/<op>: (topic, payload, is a refusal)
+        self._replies: deque[tuple[str, BaseModel, bool]] = deque()
+        self._pending_refusals = 0
+        self._replies_ready = asyncio.Event()
+        self.clock: Callable[[], float] = time.monotonic  # the refusal rate limits' clock
+        self._answers = TokenBucket(ANSWER_RATE, ANSWER_BURST)
+        self._reports = TokenBucket(REPORT_RATE, REPORT_BURST)
 
     # --- called by the link (synchronous) ---------------------------------------
 
@@ -112,6 +136,7 @@ class MqttSide:
         )
         # the outbox publishes a batch at once on purpose; aiomqtt warns above 10
         client.pending_calls_threshold = BATCH + 20
+        set_nodelay_on_open(client)
         return client
 
     async def run(self) -> None:
@@ -129,7 +154,8 @@ class MqttSide:
             except aiomqtt.MqttError as exc:
                 _reraise_if_cancelling(exc)
                 self.counters.mqtt_reconnects += 1
-                log.warning("mqtt %s: %s; retrying in %.1fs", self.settings.mqtt, exc, delay)
+                shown = self.settings.mqtt_shown
+                log.warning("mqtt %s: %s; retrying in %.1fs", shown, _reason(exc), delay)
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, self.settings.mqtt_reconnect_max)
 
@@ -146,9 +172,10 @@ class MqttSide:
         await client.subscribe(t.set, qos=1)
         await client.subscribe(t.requests, qos=1)
         self.connected.set()
-        log.info("mqtt %s: connected as %s", self.settings.mqtt, t.root)
+        log.info("mqtt %s: connected as %s", self.settings.mqtt_shown, t.root)
         self._status_dirty.set()
-        jobs = [self._drain, self._incoming, self._state, self._error_feed]
+        self._replies_ready.set()  # replies left from a lost connection go out now
+        jobs = [self._drain, self._incoming, self._replier, self._state, self._error_feed]
         tasks = [asyncio.create_task(job(client)) for job in jobs]
         try:
             done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
@@ -207,31 +234,74 @@ class MqttSide:
         )
 
     async def _incoming(self, client: aiomqtt.Client) -> None:
+        """Handle each message at once; replies go out from `_replier`, never awaited here."""
         async for message in client.messages:
-            topic = str(message.topic)
-            raw = message.payload if isinstance(message.payload, bytes) else b""
-            if topic == self.topics.set:
-                result = self._command(raw)
-                await self._publish(client, self.topics.set_response, result)
-            elif topic.startswith(self.topics.root + "/bridge/request/"):
-                op = topic.rsplit("/", 1)[1]
-                response = self._request(op, raw)
-                await self._publish(client, self.topics.response(op), response)
+            self._on_message(message)
 
-    def _command(self, raw: bytes) -> CommandResult:
+    def _on_message(self, message: aiomqtt.Message) -> None:
+        topic = str(message.topic)
+        raw = message.payload if isinstance(message.payload, bytes) else b""
+        if topic == self.topics.set:
+            reply_topic = self.topics.set_response
+        elif topic.startswith(self.topics.root + "/bridge/request/"):
+            op = topic.rsplit("/", 1)[1]
+            reply_topic = self.topics.response(op)
+        else:
+            return
+        try:
+            if topic == self.topics.set:
+                reply: CommandResult | BridgeResponse = self._command(raw, message.retain)
+            else:
+                reply = self._request(op, raw, message.retain)
+        except Exception as exc:  # a bug must cost one reply, never the bridge
+            log.exception("message on %s: not handled", topic)
+            reply = BridgeResponse(status="error", error=f"bridge: {type(exc).__name__}")
+        self._queue_reply(reply_topic, reply)
+
+    def _queue_reply(self, topic: str, reply: CommandResult | BridgeResponse) -> None:
+        refusal = reply.status == "error"
+        if refusal:
+            allowed = self._answers.allow(self.clock())
+            if not allowed or self._pending_refusals >= PENDING_REFUSALS:
+                self.counters.refusals_unanswered += 1
+                return
+            self._pending_refusals += 1
+        self._replies.append((topic, reply, refusal))
+        self._replies_ready.set()
+
+    async def _replier(self, client: aiomqtt.Client) -> None:
+        """Publish queued replies, a batch at a time (no PUBACK round trip per reply)."""
+        while True:
+            await self._replies_ready.wait()
+            self._replies_ready.clear()
+            while self._replies:
+                batch = [self._replies[i] for i in range(min(BATCH, len(self._replies)))]
+                await asyncio.gather(*(self._publish(client, t, r) for t, r, _ in batch))
+                for _ in batch:
+                    _, _, refusal = self._replies.popleft()
+                    self._pending_refusals -= refusal
+
+    def _command(self, raw: bytes, retained: bool = False) -> CommandResult:
         """Validate a …/set body and queue it on the link; never raises."""
-        transaction = _transaction(raw)
-        name: str | None = None
+        name, transaction = _envelope(raw)
+        if name not in COMMAND_NAMES:
+            name = None
+        if retained:
+            error = (
+                "retained: a retained command is ignored (it would run again on every "
+                "reconnect); publish commands without the retain flag"
+            )
+            return self._refused(name, error, transaction, raw)
+        if len(raw) > MAX_BODY:
+            error = f"body: {len(raw)} bytes, more than the {MAX_BODY} a command may have"
+            return self._refused(name, error, transaction, raw)
         try:
             command = COMMAND.validate_json(raw)
             name = command.command
             fields = command.model_dump(exclude={"command", "transaction"})
             self.link().send(build(command.command, fields))
         except ValidationError as exc:
-            detail = "; ".join(
-                f"{'.'.join(str(p) for p in e['loc']) or 'body'}: {e['msg']}" for e in exc.errors()
-            )
-            return self._refused(name, f"invalid command: {detail}", transaction, raw)
+            return self._refused(name, f"invalid command: {_detail(exc)}", transaction, raw)
         except (LinkDown, ValueError) as exc:
             return self._refused(name, str(exc), transaction, raw)
         return CommandResult(command=name, status="ok", transaction=transaction)
@@ -239,16 +309,29 @@ class MqttSide:
     def _refused(
         self, name: str | None, error: str, transaction: str | None, raw: bytes
     ) -> CommandResult:
-        log.warning("command refused: %s", error)
-        self.report_error("command", error, raw[:64])
+        self.counters.commands_refused += 1
+        if self._reports.allow(self.clock()):
+            held = self._reports.take_held()
+            more = f" ({held} more refused since the last report)" if held else ""
+            log.warning("command refused: %s%s", error, more)
+            self.report_error("command", error + more, raw[:64])
         return CommandResult(command=name, status="error", error=error, transaction=transaction)
 
-    def _request(self, op: str, raw: bytes) -> BridgeResponse:
-        transaction = _transaction(raw)
+    def _request(self, op: str, raw: bytes, retained: bool = False) -> BridgeResponse:
+        _, transaction = _envelope(raw)
+
+        def refuse(error: str) -> BridgeResponse:
+            self.counters.commands_refused += 1
+            return BridgeResponse(status="error", error=error, transaction=transaction)
+
+        if retained:
+            return refuse("retained: a retained request is ignored; publish it without retain")
+        if len(raw) > MAX_BODY:
+            return refuse(f"body: {len(raw)} bytes, more than the {MAX_BODY} a request may have")
         try:
             BridgeRequest.model_validate_json(raw or b"{}")
         except ValidationError as exc:
-            return BridgeResponse(status="error", error=f"body: {exc.errors()[0]['msg']}")
+            return refuse(f"body: {_detail(exc)}")
         if op == "status":
             data = self.link_status().model_dump(mode="json")
         elif op == "counters":
@@ -264,16 +347,14 @@ class MqttSide:
                 )
                 data = {"queued": self.outbox.replay_after(after)}
             except ValidationError as exc:
-                error = f"body: {exc.errors()[0]['msg']}"
-                return BridgeResponse(status="error", error=error, transaction=transaction)
+                return refuse(f"body: {_detail(exc)}")
             except NotInHistory as exc:
-                return BridgeResponse(status="error", error=str(exc), transaction=transaction)
+                return refuse(str(exc))
             self.counters.replays += 1
             self.counters.outbox_depth = self.outbox.depth
             self.wake.set()
         else:
-            error = f"op: unknown bridge operation {op!r} (status, counters, resync, replay)"
-            return BridgeResponse(status="error", error=error, transaction=transaction)
+            return refuse(f"op: unknown bridge operation {op!r} (status, counters, resync, replay)")
         return BridgeResponse(status="ok", data=data, transaction=transaction)
 
 
@@ -284,12 +365,53 @@ def _reraise_if_cancelling(exc: BaseException) -> None:
         raise asyncio.CancelledError from exc
 
 
-def _transaction(raw: bytes) -> str | None:
-    """The caller's transaction id, even from a body that fails validation."""
+def _envelope(raw: bytes) -> tuple[str | None, str | None]:
+    """(command, transaction) of a body, even one that fails validation; never raises.
+
+    pydantic's parser bounds nesting (a body of 1,000 `[` is an error, not a RecursionError).
+    """
+    if len(raw) > MAX_BODY:
+        return None, None
     try:
-        value = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
-        return None
-    if isinstance(value, dict) and isinstance(value.get("transaction"), str):
-        return str(value["transaction"])
-    return None
+        value = from_json(raw)
+    except ValueError:
+        return None, None
+    if not isinstance(value, dict):
+        return None, None
+    name, transaction = value.get("command"), value.get("transaction")
+    if not isinstance(transaction, str) or len(transaction) > MAX_TRANSACTION:
+        transaction = None
+    return (name if isinstance(name, str) else None), transaction
+
+
+def _detail(exc: ValidationError) -> str:
+    """`field: message; …` of a validation error."""
+    return "; ".join(
+        f"{'.'.join(str(p) for p in e['loc']) or 'body'}: {e['msg']}" for e in exc.errors()
+    )
+
+
+def _reason(exc: aiomqtt.MqttError) -> str:
+    """One line for a lost connection: the OS error's text when a socket error caused it."""
+    cause = exc.__cause__ or exc.__context__
+    if isinstance(cause, OSError) and cause.strerror:
+        return f"connection lost ({cause.strerror})"
+    return str(exc)
+
+
+def set_nodelay_on_open(client: aiomqtt.Client) -> None:
+    """TCP_NODELAY on the broker socket: replies and PUBACKs leave at once, not after 40 ms.
+
+    paho leaves Nagle's algorithm on; two small writes in a row then wait for the
+    broker's delayed ACK. aiomqtt owns `on_socket_open`, so wrap it.
+    """
+    inner = client._client  # the paho client: aiomqtt has no option for socket options
+    opened = inner.on_socket_open
+
+    def on_open(c: paho.Client, userdata: Any, sock: Any) -> None:
+        with contextlib.suppress(OSError, AttributeError):
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        if opened is not None:
+            opened(c, userdata, sock)
+
+    inner.on_socket_open = on_open

@@ -9,7 +9,9 @@ messages on a restart, or dropped them to a slow subscriber) can have them repla
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import struct
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
@@ -35,7 +37,12 @@ CREATE TABLE IF NOT EXISTS link_session (
     boot_id INTEGER NOT NULL,
     last_seq INTEGER NOT NULL
 );
+CREATE TABLE IF NOT EXISTS outbox_state (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    open INTEGER NOT NULL
+);
 """
+WAL_MAGIC = (0x377F0682, 0x377F0683)  # checksums little-endian, big-endian
 
 
 Row = tuple[str, str, int, int]  # topic, payload, boot_id, seq
@@ -45,8 +52,17 @@ class NotInHistory(LookupError):
     """A replay was asked from an event the history no longer (or never) held."""
 
 
+class OutboxDamaged(RuntimeError):
+    """The outbox file cannot be used (not SQLite, truncated, empty); the message names it."""
+
+
 class Outbox:
-    """SQLite in WAL mode; `synchronous` FULL survives power loss, NORMAL only a crash."""
+    """SQLite in WAL mode; `synchronous` FULL survives power loss, NORMAL only a crash.
+
+    Opening refuses a damaged file (`OutboxDamaged`) and notes in `damage` a lost or
+    damaged write-ahead log: the events stored after its last checkpoint are gone,
+    though the controller was told they were safe.
+    """
 
     def __init__(
         self,
@@ -56,12 +72,47 @@ class Outbox:
     ) -> None:
         self.path = Path(path)
         self.history = history
+        self.synchronous = synchronous
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute(f"PRAGMA synchronous={synchronous.upper()}")
-        self._db.executescript(SCHEMA)
-        self.depth: int = self._db.execute("SELECT COUNT(*) FROM outbox").fetchone()[0]
+        if not self.path.exists():
+            _create(self.path)
+        elif self.path.stat().st_size == 0:
+            raise OutboxDamaged(
+                f"outbox {self.path}: an empty file; the bridge creates its outbox whole, so "
+                "this one lost its contents (move it away to start a new outbox)"
+            )
+        wal = Path(f"{self.path}-wal")
+        wal_existed = wal.exists()  # before SQLite opens (or creates) it
+        wal_problem = _wal_problem(wal)  # before SQLite reads (and then resets) the log
+        try:
+            self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute(f"PRAGMA synchronous={synchronous.upper()}")
+            problems = [str(r[0]) for r in self._db.execute("PRAGMA quick_check(5)")]
+            if problems != ["ok"]:
+                raise sqlite3.DatabaseError("; ".join(problems))
+            self._db.executescript(SCHEMA)
+            row = self._db.execute("SELECT open FROM outbox_state").fetchone()
+            self.depth: int = self._db.execute("SELECT COUNT(*) FROM outbox").fetchone()[0]
+            self._db.execute("INSERT OR REPLACE INTO outbox_state (id, open) VALUES (1, 1)")
+            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # the main file says "open"
+        except sqlite3.DatabaseError as exc:
+            with_db = getattr(self, "_db", None)
+            if with_db is not None:
+                with_db.close()
+            raise OutboxDamaged(
+                f"outbox {self.path}: {exc} (not a usable SQLite outbox: restore it from a "
+                "backup or move it away to start a new one)"
+            ) from None
+        was_open = row is not None and row[0] == 1
+        self.damage: str | None = None
+        if was_open and not wal_existed:
+            self.damage = (
+                f"its write-ahead log {wal} was gone after a run that did not stop cleanly: "
+                "events stored after the last checkpoint are lost"
+            )
+        elif wal_problem is not None:
+            self.damage = f"its write-ahead log {wal} is damaged ({wal_problem})"
 
     def session(self) -> tuple[int, int] | None:
         """The controller boot and the last seq stored from it, if any."""
@@ -132,7 +183,11 @@ class Outbox:
         return int(cur.rowcount)
 
     def close(self) -> None:
-        self._db.close()
+        """Mark a clean stop (SQLite then checkpoints and removes the WAL) and close."""
+        try:
+            self._db.execute("UPDATE outbox_state SET open = 0")
+        finally:
+            self._db.close()
 
     def _put_session(self, boot_id: int, last_seq: int) -> None:
         self._db.execute(
@@ -157,3 +212,64 @@ class _Transaction:
 
     def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
         self._db.execute("COMMIT" if exc_type is None else "ROLLBACK")
+
+
+def _create(path: Path) -> None:
+    """A new, empty outbox at `path`, made whole in a side file and renamed into place.
+
+    So an outbox the bridge made is never an empty file: finding one means damage.
+    """
+    side = path.with_name(path.name + ".new")
+    side.unlink(missing_ok=True)
+    db = sqlite3.connect(side, isolation_level=None)
+    try:
+        db.execute("PRAGMA journal_mode=WAL")
+        db.executescript(SCHEMA)
+    finally:
+        db.close()  # checkpoints: everything is in the main file, the WAL is gone
+    os.replace(side, path)
+
+
+def _wal_problem(wal: Path) -> str | None:
+    """Why SQLite would ignore (part of) this write-ahead log, or None if it is whole.
+
+    A WAL header or a frame of the current generation that fails its checksum makes
+    SQLite silently drop it and every frame after it: committed events among them.
+    (A crash in the middle of a commit leaves a torn last frame too; that commit was
+    not acknowledged, so this is only a suspicion until the controller shows a loss.)
+    """
+    try:
+        data = wal.read_bytes()
+    except FileNotFoundError:
+        return None
+    if not data:
+        return None
+    if len(data) < 32:
+        return f"{len(data)} bytes, shorter than its header"
+    magic, _, page_size, _, salt1, salt2, c1, c2 = struct.unpack(">8I", data[:32])
+    if magic not in WAL_MAGIC or page_size < 512 or page_size & (page_size - 1):
+        return "not a write-ahead log header"
+    big = magic == WAL_MAGIC[1]
+    sums = _wal_checksum(data[:24], (0, 0), big)
+    if sums != (c1, c2):
+        return "its header fails its checksum"
+    frame = 24 + page_size
+    for n, at in enumerate(range(32, len(data) - frame + 1, frame), start=1):
+        header = data[at : at + 24]
+        f_salt1, f_salt2, f1, f2 = struct.unpack(">4I", header[8:24])
+        if (f_salt1, f_salt2) != (salt1, salt2):
+            return None  # frames of an older generation: SQLite stops here by design
+        sums = _wal_checksum(header[:8] + data[at + 24 : at + frame], sums, big)
+        if sums != (f1, f2):
+            return f"frame {n} fails its checksum"
+    return None
+
+
+def _wal_checksum(data: bytes, sums: tuple[int, int], big_endian: bool) -> tuple[int, int]:
+    """SQLite's WAL checksum (https://www.sqlite.org/fileformat.html#checksum_algorithm)."""
+    s0, s1 = sums
+    words = struct.unpack(f"{'>' if big_endian else '<'}{len(data) // 4}I", data)
+    for i in range(0, len(words), 2):
+        s0 = (s0 + words[i] + s1) & 0xFFFFFFFF
+        s1 = (s1 + words[i + 1] + s0) & 0xFFFFFFFF
+    return s0, s1

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import ssl
 from pathlib import Path
 from typing import Any, Literal, TypeVar, cast
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import (
@@ -42,10 +43,28 @@ class BrokerSettings(BaseSettings):
 
     @property
     def credentials(self) -> tuple[str | None, str | None]:
+        """(user, password): the settings' own, else the URL's, percent-decoded."""
         parts = urlsplit(self.mqtt)
-        user = self.mqtt_username or parts.username
-        secret = self.mqtt_password.get_secret_value() if self.mqtt_password else parts.password
+        url_user = unquote(parts.username) if parts.username is not None else None
+        url_secret = unquote(parts.password) if parts.password is not None else None
+        user = self.mqtt_username or url_user
+        secret = self.mqtt_password.get_secret_value() if self.mqtt_password else url_secret
         return user, secret
+
+    @property
+    def mqtt_shown(self) -> str:
+        """The broker URL for logs: any password replaced by `***`."""
+        return redact_url(self.mqtt)
+
+
+def redact_url(url: str) -> str:
+    """`url` with the password of its user-info replaced by `***` (for logs and status)."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    user_info, _, host = parts.netloc.rpartition("@")
+    user = user_info.split(":", 1)[0]
+    return parts._replace(netloc=f"{user}:***@{host}").geturl()
 
 
 class BridgeSettings(BrokerSettings):
@@ -78,6 +97,23 @@ class BridgeSettings(BrokerSettings):
     mqtt_reconnect_min: float = Field(0.5, gt=0, description="first broker retry, seconds")
     mqtt_reconnect_max: float = Field(10.0, gt=0, description="longest broker retry, seconds")
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field("INFO")
+
+    @field_validator("mqtt_ca_file", "mqtt_cert_file", "mqtt_key_file")
+    @classmethod
+    def _readable_file(cls, value: Path | None) -> Path | None:
+        if value is not None and not value.is_file():
+            raise ValueError(f"no such file {value}")
+        return value
+
+    @field_validator("mqtt_ca_file")
+    @classmethod
+    def _ca_bundle(cls, value: Path | None) -> Path | None:
+        if value is not None:
+            try:
+                ssl.create_default_context(cafile=str(value))
+            except (ssl.SSLError, ValueError) as exc:
+                raise ValueError(f"{value} is not a PEM CA bundle ({exc})") from None
+        return value
 
     @property
     def outbox_path(self) -> Path:

@@ -593,12 +593,23 @@ def from_frame(frame: Frame) -> Message:
         raise MalformedPayload(frame.type, f"{cls.KIND}: {exc}") from None
 
 
+_HINTS: dict[str, dict[str, Any]] = {}
+
+
+def _hints(cls: type[Message]) -> dict[str, Any]:
+    """A message class's resolved field types, cached (resolving costs ~0.2 ms a call)."""
+    hints = _HINTS.get(cls.KIND)
+    if hints is None:
+        hints = _HINTS[cls.KIND] = get_type_hints(cls)
+    return hints
+
+
 def build(kind: str, values: Mapping[str, Any]) -> Message:
     """A message from its kind and plain values; enums by name (any case) or number."""
     cls = BY_KIND.get(kind)
     if cls is None:
         raise ValueError(f"kind: unknown message kind {kind!r}")
-    hints = get_type_hints(cls)
+    hints = _hints(cls)
     args: dict[str, Any] = {}
     for f in fields(cls):
         if f.name not in values:

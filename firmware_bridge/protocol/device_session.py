@@ -71,7 +71,10 @@ class DeviceSession:
             self.errors[exc.reason] += 1
             message = None
         if isinstance(message, c.Sync):
+            # a SYNC starts a new handshake, also after a refusal: a WELCOME that refused
+            # us may have answered a HELLO we never sent (a forged or corrupted frame)
             self.welcomed = False
+            self.rejected = False
             self._hello_at = float("-inf")
             return
         if isinstance(message, c.Welcome):

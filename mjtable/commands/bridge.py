@@ -6,11 +6,13 @@ import argparse
 import asyncio
 import logging
 import signal
+import sys
 
 from firmware_bridge.bridge import Bridge
+from firmware_bridge.outbox import OutboxDamaged
 from firmware_bridge.settings import BridgeSettings, load_settings
 from firmware_bridge.stopping import cancel_and_wait
-from mjtable.settings_cli import add_settings_arguments, settings_from
+from mjtable.settings_cli import EXIT_BAD_CONFIG, add_settings_arguments, settings_from
 
 METAVARS = {"port": "URL", "mqtt": "URL", "outbox": "PATH", "table": "ID"}
 
@@ -24,7 +26,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             "events to MQTT under <base-topic>/<table>/. Every option can also be set in "
             "the [bridge] table of the --config TOML file or as MJTABLE_BRIDGE_<OPTION> in "
             "the environment; the command line wins, then the environment, then the file. "
-            "Runs until SIGINT/SIGTERM; exit 2 on a bad configuration."
+            "Runs until SIGINT/SIGTERM; exit 2 on a bad configuration or a damaged outbox."
         ),
     )
     add_settings_arguments(p, BridgeSettings, "bridge", METAVARS)
@@ -42,13 +44,18 @@ def run(args: argparse.Namespace) -> int:
     logging.basicConfig(
         level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
-    asyncio.run(_serve(settings))
+    try:
+        bridge = Bridge(settings)
+    except OutboxDamaged as exc:
+        print(f"bridge: {exc}", file=sys.stderr)
+        return EXIT_BAD_CONFIG
+    asyncio.run(_serve(bridge))
     return 0
 
 
-async def _serve(settings: BridgeSettings) -> None:
+async def _serve(bridge: Bridge) -> None:
     """Run until SIGINT/SIGTERM, then stop cleanly (the bridge publishes `offline`)."""
-    task = asyncio.create_task(Bridge(settings).run())
+    task = asyncio.create_task(bridge.run())
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
