@@ -20,6 +20,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -57,7 +58,9 @@ def link_limit(wire_bytes: int) -> float:
     return BAUD / BITS_PER_BYTE / wire_bytes
 
 
-async def run_bridge_bench(mqtt: str, events: int, sync: str) -> dict[str, float]:
+async def run_bridge_bench(
+    mqtt: str, events: int, sync: str, latency_events: int = 500
+) -> dict[str, float]:
     table = f"bench{os.getpid()}{sync}"
     with tempfile.TemporaryDirectory() as tmp:
         device = PtyController(Path(tmp) / "tty", 0xBE4C)
@@ -83,7 +86,7 @@ async def run_bridge_bench(mqtt: str, events: int, sync: str) -> dict[str, float
                 await device.wait_welcomed(30)
                 # latency at 100 events/s
                 sent: dict[int, float] = {}
-                n_lat = 500
+                n_lat = latency_events
                 for i in range(n_lat):
                     sent[i + 1] = time.monotonic()
                     device.emit(c.TileDrawn(i % 4, i % 144, c.End.FRONT))
@@ -114,6 +117,28 @@ async def run_bridge_bench(mqtt: str, events: int, sync: str) -> dict[str, float
     }
 
 
+def measure_bridge(
+    mqtt: str | None, events: int = 3000, latency_events: int = 500
+) -> dict[str, Any]:
+    """Latency and sustained rate for each outbox sync mode ("full", "normal") and the
+    "broker" used; `mqtt` None starts an amqtt broker of its own (for `main` and for
+    `mjtable bench`)."""
+    broker: OwnedBroker | None = None
+    if not mqtt:
+        broker = OwnedBroker(Path(tempfile.mkdtemp()))
+        broker.mosquitto = None
+        broker.start()
+        mqtt = broker.url
+    try:
+        out: dict[str, Any] = {"broker": mqtt}
+        for sync in ("full", "normal"):
+            out[sync] = asyncio.run(run_bridge_bench(mqtt, events, sync, latency_events))
+        return out
+    finally:
+        if broker is not None:
+            broker.stop()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mqtt", default=os.environ.get("MJTABLE_TEST_MQTT"))
@@ -130,25 +155,15 @@ def main() -> None:
     )
     limit = link_limit(int(codec["tile_drawn_wire_bytes"]))
     print(f"link limit at {BAUD} baud 8N1: {limit:,.0f} tile_drawn events/s")
-    broker: OwnedBroker | None = None
-    mqtt = args.mqtt
-    if not mqtt:
-        broker = OwnedBroker(Path(tempfile.mkdtemp()))
-        broker.mosquitto = None
-        broker.start()
-        mqtt = broker.url
-    try:
-        for sync in ("full", "normal"):
-            r = asyncio.run(run_bridge_bench(mqtt, args.events, sync))
-            print(
-                f"bridge (outbox_sync={sync}, broker {mqtt}): latency at 100 events/s "
-                f"p50 {r['latency_p50_ms']:.2f} ms, p99 {r['latency_p99_ms']:.2f} ms, "
-                f"max {r['latency_max_ms']:.2f} ms; sustained {r['sustained_events_per_s']:,.0f} "
-                f"events/s ({r['sustained_events_per_s'] / limit:.1f}x the 115200-baud link)"
-            )
-    finally:
-        if broker is not None:
-            broker.stop()
+    figures = measure_bridge(args.mqtt, args.events)
+    for sync in ("full", "normal"):
+        r = figures[sync]
+        print(
+            f"bridge (outbox_sync={sync}, broker {figures['broker']}): latency at 100 events/s "
+            f"p50 {r['latency_p50_ms']:.2f} ms, p99 {r['latency_p99_ms']:.2f} ms, "
+            f"max {r['latency_max_ms']:.2f} ms; sustained {r['sustained_events_per_s']:,.0f} "
+            f"events/s ({r['sustained_events_per_s'] / limit:.1f}x the 115200-baud link)"
+        )
 
 
 if __name__ == "__main__":

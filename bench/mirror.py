@@ -39,19 +39,14 @@ def best_of(runs: int, work: object) -> float:
     return min(times)
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--hands", type=int, default=1000)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--violations", type=float, default=0.02)
-    args = ap.parse_args()
-
+def measure(hands: int = 1000, seed: int = 1, violations: float = 0.02) -> dict[str, float]:
+    """Events/s of the three paths, and the recorded game's size (for `main` and for
+    `mjtable bench`)."""
     start = time.perf_counter()
-    game = record_game(args.seed, args.hands, violations=Violations(args.violations))
+    game = record_game(seed, hands, violations=Violations(violations))
     recorded = time.perf_counter() - start
     events = [e for hand in game for e in hand.events]
     lines = [e.model_dump_json() for e in events]
-    print(f"recorded {args.hands} hands, {len(events):,} events in {recorded:.1f} s")
 
     def judge_parsed() -> None:
         mirror = TableMirror("sim")
@@ -81,11 +76,32 @@ def main() -> int:
             assert summary["events"] == len(events), summary
 
         whole = len(events) / best_of(3, replay)
+    return {
+        "hands": hands,
+        "events": len(events),
+        "recorded_s": recorded,
+        "mirror_events_per_s": parsed,
+        "json_mirror_events_per_s": from_json,
+        "replay_events_per_s": whole,
+        "aim_in_process": AIM_IN_PROCESS,
+        "aim_replay": AIM_REPLAY,
+    }
 
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--hands", type=int, default=1000)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--violations", type=float, default=0.02)
+    args = ap.parse_args()
+
+    f = measure(args.hands, args.seed, args.violations)
+    print(f"recorded {args.hands} hands, {f['events']:,} events in {f['recorded_s']:.1f} s")
+    parsed = f["mirror_events_per_s"]
     rows = [
         ("mirror alone (parsed events)", parsed, AIM_IN_PROCESS),
-        ("JSON line → Event → mirror", from_json, AIM_IN_PROCESS),
-        ("`mjtable replay` whole process", whole, AIM_REPLAY),
+        ("JSON line → Event → mirror", f["json_mirror_events_per_s"], AIM_IN_PROCESS),
+        ("`mjtable replay` whole process", f["replay_events_per_s"], AIM_REPLAY),
     ]
     print(f"{'path':34} {'events/s':>10} {'aim':>8} {'ratio':>6}")
     for name, rate, aim in rows:

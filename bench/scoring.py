@@ -491,16 +491,14 @@ def machine() -> str:
 # -------------------------------------------------------------------------- main
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seconds", type=float, default=2.0, help="timing per figure (2)")
-    parser.add_argument("--seed", type=int, default=1, help="random seed (1)")
-    parser.add_argument("--pool", type=int, default=5000, help="distinct hands per pool (5000)")
-    parser.add_argument("--cli-hands", type=int, default=50000, help="hands for the CLI (50000)")
-    args = parser.parse_args(argv)
+def measure(
+    seconds: float = 2.0, seed: int = 1, pool: int = 5000, cli_hands: int = 50000
+) -> dict[str, Any]:
+    """Every figure of this benchmark, for `main` and for `mjtable bench`; `pools`
+    describes the hands timed (printed by `main`, not part of its JSON line)."""
     t0 = time.perf_counter()
-    rng = random.Random(args.seed)
-    pool_n = args.pool
+    rng = random.Random(seed)
+    pool_n = pool
 
     # Pools (built and checked before any timing).
     tw_data, styles = tw_winning_pool(rng, pool_n)
@@ -517,12 +515,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     open_tw = sum(1 for h in tw_parsed if any(m.exposed for m in h.melds))
     built = time.perf_counter() - t0
 
-    s = args.seconds
+    s = seconds
     calc = HandCalculator()
     f: dict[str, Any] = {}
     f["score_api_hands_per_s"] = rate(score, [(h,) for h in tw_parsed], s)
     f["score_json_hands_per_s"] = rate(score_json, [(d,) for d in tw_data], s)
-    f.update(cli_figures(tw_data, args.cli_hands, tai))
+    f.update(cli_figures(tw_data, cli_hands, tai))
     f["waits_ready_per_s"] = rate(wait_kinds, tw_ready, s)
     f["waits_nonready_per_s"] = rate(wait_kinds, tw_random, s)
     f["waits_per_s"] = rate(wait_kinds, interleave(tw_ready, tw_random), s)
@@ -536,11 +534,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     f["waits_mixed_ratio"] = f["waits_per_s"] / f["mahjong_waits_mixed_per_s"]
     f["pool_size"] = pool_n
     f["seconds_per_figure"] = s
-    f["seed"] = args.seed
+    f["seed"] = seed
     f["mahjong_no_yaku_in_pool"] = mj_no_yaku
     f["python"] = f"{platform.python_implementation()} {platform.python_version()}"
     f["machine"] = machine()
     f["total_s"] = time.perf_counter() - t0
+    f["pools"] = {
+        "styles": dict(styles),
+        "open_tw": open_tw,
+        "tai_mean": statistics.mean(tai),
+        "tai_max": max(tai),
+        "built_s": built,
+    }
+    return f
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=2.0, help="timing per figure (2)")
+    parser.add_argument("--seed", type=int, default=1, help="random seed (1)")
+    parser.add_argument("--pool", type=int, default=5000, help="distinct hands per pool (5000)")
+    parser.add_argument("--cli-hands", type=int, default=50000, help="hands for the CLI (50000)")
+    args = parser.parse_args(argv)
+    f = measure(args.seconds, args.seed, args.pool, args.cli_hands)
+    pools = f.pop("pools")
+    s, pool_n, mj_no_yaku = args.seconds, args.pool, f["mahjong_no_yaku_in_pool"]
 
     def row(label: str, ours: float, theirs: float | None = None, target: bool = False) -> str:
         line = f"  {label:<44}{ours:>12,.0f}/s"
@@ -550,15 +568,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             line += f"{theirs:>12,.0f}/s{ratio:>8.2f}x{mark}"
         return line
 
-    style_text = ", ".join(f"{k} {v}" for k, v in sorted(styles.items()))
+    style_text = ", ".join(f"{k} {v}" for k, v in sorted(pools["styles"].items()))
     print(f"mjtable scoring benchmark — {f['python']}, {f['machine']}")
     print(
         f"seed {args.seed}, {s:g} s per figure, pools of {pool_n:,} distinct hands "
-        f"(built and checked in {built:.1f} s)"
+        f"(built and checked in {pools['built_s']:.1f} s)"
     )
     print(
-        f"Taiwanese winning hands: {style_text}; {open_tw:,} with exposed melds; "
-        f"mean {statistics.mean(tai):.1f} 台, max {max(tai)}"
+        f"Taiwanese winning hands: {style_text}; {pools['open_tw']:,} with exposed melds; "
+        f"mean {pools['tai_mean']:.1f} 台, max {pools['tai_max']}"
     )
     print(f"mahjong winning hands: {mj_no_yaku} of {pool_n:,} without a yaku (timed anyway)")
     print()

@@ -1160,6 +1160,38 @@ def report(result: dict[str, Any]) -> None:
         print(f"  note: {note}")
 
 
+def measure(
+    tables: int = 50,
+    rates: str = "100,250,500,1000,2000",
+    step_seconds: float = 40.0,
+    mqtt: str = DEFAULT_MQTT,
+    db: str = DEFAULT_DB,
+    drain_seconds: float = 30.0,
+    load_procs: int = 1,
+    load_nice: int = 0,
+    outbox_sync: str = "normal",
+    ws_deflate: bool = True,
+    seed: int = 1,
+) -> dict[str, Any]:
+    """One ramp's figures, the dict `main` reports (with "ws_p99_raw" in each step); raises
+    if the run broke, its logs kept in the folder the exception names (for `main` and for
+    `mjtable bench`)."""
+    args = argparse.Namespace(
+        tables=tables, rates=rates, step_seconds=step_seconds, mqtt=mqtt, db=db,
+        drain_seconds=drain_seconds, load_procs=load_procs, load_nice=load_nice,
+        outbox_sync=outbox_sync, ws_deflate=ws_deflate, seed=seed,
+    )  # fmt: skip
+    workdir = Path(tempfile.mkdtemp(prefix="mjtable-bench-service-"))
+    started = time.monotonic()
+    try:
+        result = asyncio.run(run(args, workdir))
+    except Exception as exc:
+        raise RuntimeError(f"{type(exc).__name__}: {exc} (logs kept in {workdir})") from exc
+    result["wall_seconds"] = round(time.monotonic() - started, 1)
+    shutil.rmtree(workdir, ignore_errors=True)
+    return result
+
+
 def main() -> None:
     if len(sys.argv) == 3 and sys.argv[1] == "--child":
         asyncio.run(_load_main(json.loads(sys.argv[2])))
@@ -1192,20 +1224,16 @@ def main() -> None:
         f" {os.getloadavg()[0]:.2f} at start",
         flush=True,
     )
-    workdir = Path(tempfile.mkdtemp(prefix="mjtable-bench-service-"))
-    started = time.monotonic()
     try:
-        result = asyncio.run(run(args, workdir))
-    except Exception as exc:
-        print(f"the run broke: {type(exc).__name__}: {exc} (logs kept in {workdir})")
-        print(json.dumps({"ok": False, "error": str(exc), "workdir": str(workdir)}))
+        result = measure(**vars(args))
+    except RuntimeError as exc:
+        print(f"the run broke: {exc}")
+        print(json.dumps({"ok": False, "error": str(exc)}))
         sys.exit(1)
-    result["wall_seconds"] = round(time.monotonic() - started, 1)
     report(result)
     for s in result["steps"]:
         s.pop("ws_p99_raw")
     print(f"wall {result['wall_seconds']} s")
-    shutil.rmtree(workdir, ignore_errors=True)
     print(json.dumps({**result, "ok": True}, separators=(",", ":")))
 
 

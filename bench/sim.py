@@ -193,6 +193,33 @@ def open_files_for(tables: int) -> int:
     return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
 
 
+def measure(
+    mqtt: str | None = None,
+    hands_one: int = 40,
+    hands_many: int = 100,
+    tables_many: int = 50,
+    seed: int = 1,
+) -> dict[str, Any]:
+    """The loop and the game alone at one table and at `tables_many` (for `main` and for
+    `mjtable bench`): the dict `main` prints as its JSON line."""
+    fd_limit = open_files_for(max(1, tables_many))
+    runs: list[dict[str, Any]] = []
+    for tables, hands in ((1, hands_one), (tables_many, hands_many)):
+        game = bench_game(seed, hands, tables)
+        loop = bench_loop(seed, hands, tables, mqtt)
+        ratio = round(loop["hands_per_s"] / game["hands_per_s"], 4) if loop["hands_per_s"] else 0.0
+        runs.append(
+            {"tables": tables, "hands": hands, "loop": loop, "game": game, "loop_over_game": ratio}
+        )
+    return {
+        "seed": seed,
+        "broker": runs[0]["loop"]["broker"],
+        "open_file_limit": fd_limit,
+        "runs": runs,
+        "ok": all(run["loop"]["ok"] for run in runs),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mqtt", help="an external broker URL (default: a private one per run)")
@@ -206,14 +233,8 @@ def main() -> None:
         f"python {platform.python_version()}, {os.cpu_count()} cpus, open-file limit {fd_limit}, "
         f"seed {args.seed}, speed 0, no faults"
     )
-    runs: list[dict[str, Any]] = []
-    for tables, hands in ((1, args.hands_one), (args.tables_many, args.hands_many)):
-        game = bench_game(args.seed, hands, tables)
-        loop = bench_loop(args.seed, hands, tables, args.mqtt)
-        ratio = round(loop["hands_per_s"] / game["hands_per_s"], 4) if loop["hands_per_s"] else 0.0
-        runs.append(
-            {"tables": tables, "hands": hands, "loop": loop, "game": game, "loop_over_game": ratio}
-        )
+    result = measure(args.mqtt, args.hands_one, args.hands_many, args.tables_many, args.seed)
+    runs = result["runs"]
     broker = runs[0]["loop"]["broker"]
     print(f"whole loop: simulator → pty → bridge → {broker} → far end, one process")
     print(
@@ -253,18 +274,7 @@ def main() -> None:
             + "".join(f"; {k} {v}" for k, v in extra.items() if v)
             + (f"; notes: {'; '.join(loop['notes'])}" if loop["notes"] else "")
         )
-    print(
-        json.dumps(
-            {
-                "seed": args.seed,
-                "broker": broker,
-                "open_file_limit": fd_limit,
-                "runs": runs,
-                "ok": not failed,
-            },
-            separators=(",", ":"),
-        )
-    )
+    print(json.dumps(result, separators=(",", ":")))
     if failed:
         sys.exit(1)
 

@@ -10,7 +10,8 @@ from collections.abc import Sequence
 # Each module here exposes `register(subparsers) -> None`; the parser it adds sets
 # `func(args) -> int` as its default. Add a command by adding its module name.
 COMMAND_MODULES: tuple[str, ...] = (
-    "demo", "score", "settle", "profile", "replay", "bridge", "serve", "token", "export", "db", "sim",
+    "demo", "score", "settle", "profile", "replay", "bridge", "serve", "token", "export", "db",
+    "sim", "bench",
 )  # fmt: skip
 
 

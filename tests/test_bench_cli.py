@@ -1,0 +1,54 @@
+"""`mjtable bench`: the cheapest benchmark end to end, and a clear refusal of unknown names.
+Never asserts on a timing: only that the figures are there."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from mjtable.cli import main
+
+
+def test_only_codec_prints_its_rows_and_saves_its_figures(
+    capfd: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    saved = tmp_path / "figures.json"
+    assert main(["bench", "--quick", "--only", "codec", "--json", str(saved)]) == 0
+    out = capfd.readouterr().out
+    assert "machine: " in out and " cores, " in out
+    assert "figure" in out and "ratio / aim" in out
+    assert "codec: TILE_DRAWN encode + decode" in out
+    assert "frames/s" in out
+    assert "scoring" not in out  # only what was asked for
+    data = json.loads(saved.read_text(encoding="utf-8"))
+    assert set(data["figures"]) == {"codec"}
+    assert data["figures"]["codec"]["tile_drawn"] > 0
+    assert data["errors"] == {}
+
+
+def test_markdown_table(capfd: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "--quick", "--only", "codec", "--markdown"]) == 0
+    out = capfd.readouterr().out
+    assert "| figure | value | unit | ratio / aim |" in out
+    assert "| codec: TILE_DRAWN encode + decode" in out
+
+
+def test_unknown_benchmark_exits_2_and_names_the_choices(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["bench", "--only", "nosuch"]) == 2
+    err = capfd.readouterr().err
+    assert "no benchmark named nosuch" in err
+    assert "codec" in err and "soak" in err
+
+
+def test_missing_bench_folder_exits_2(
+    capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from mjtable.commands import bench
+
+    monkeypatch.setattr(bench, "BENCH_DIR", tmp_path / "bench")  # as in a wheel install
+    assert main(["bench", "--only", "codec"]) == 2
+    assert "run from a checkout" in capfd.readouterr().err
