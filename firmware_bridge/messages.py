@@ -224,6 +224,21 @@ class TilesShown(_Model):
     tiles: TileList
 
 
+class CommandRefused(_Model):
+    """The table acknowledged a command but did not carry it out (protocol §3.6)."""
+
+    kind: Literal["command_refused"] = "command_refused"
+    command_seq: Annotated[int, Field(ge=0, le=0xFFFF)] = Field(
+        description="the refused command's link sequence number"
+    )
+    command_type: Annotated[int, Field(ge=0, le=255)] = Field(
+        description="the refused command's message type code"
+    )
+    reason: _named(c.RefusalReason) = Field(  # type: ignore[valid-type]
+        description="unknown_type, wrong_direction, bad_payload or not_now"
+    )
+
+
 class Invalid(_Model):
     """An intact frame the catalogue refused: kept so the event numbering has no hole."""
 
@@ -236,7 +251,7 @@ class Invalid(_Model):
 EventBody = Annotated[
     ShuffleStarted | ShuffleFinished | WallBuilt | DiceRolled | TileDrawn | TileDiscarded
     | MeldExposed | FlowerRevealed | SeatButton | HandRevealed | TilesLeft | Fault | State
-    | TilesShown | Invalid,
+    | TilesShown | CommandRefused | Invalid,
     Field(discriminator="kind"),
 ]  # fmt: skip
 EVENT_BODY: TypeAdapter[Any] = TypeAdapter(EventBody)

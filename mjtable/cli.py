@@ -11,7 +11,7 @@ from collections.abc import Sequence
 # `func(args) -> int` as its default. Add a command by adding its module name.
 COMMAND_MODULES: tuple[str, ...] = (
     "demo", "score", "settle", "profile", "replay", "bridge", "serve", "token", "export", "db",
-    "sim", "bench",
+    "sim", "bench", "link_test",
 )  # fmt: skip
 
 

@@ -133,13 +133,14 @@ def _example_bodies() -> dict[type[BaseModel], tuple[int, BaseModel]]:
         m.Fault(code=c.FaultCode.JAM, unit=2, active=1),
         m.State(phase=c.Phase.PLAYING, tiles_left=71, turn=2, dealer=0),
         m.TilesShown(seat=2, tiles=(53, 54)),
+        m.CommandRefused(command_seq=7, command_type=0x42, reason=c.RefusalReason.NOT_NOW),
         m.Invalid(
             type=0x14,
             payload_hex="01c800",
             error="type 0x14: tile_drawn: tile: 200 out of range 0..143",
         ),
     ]
-    seqs = (1, 2, 3, 4, 5, 9, 10, 12, 13, 14, 15, 16, 17, 18, 19)
+    seqs = (1, 2, 3, 4, 5, 9, 10, 12, 13, 14, 15, 16, 17, 18, 19, 20)
     return {type(b): (seq, b) for seq, b in zip(seqs, bodies, strict=True)}
 
 

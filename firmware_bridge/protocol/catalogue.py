@@ -63,6 +63,15 @@ class FaultCode(IntEnum):
     SENSOR = 3
 
 
+class RefusalReason(IntEnum):
+    """Why a device refused a command it acknowledged (§3.6)."""
+
+    UNKNOWN_TYPE = 1
+    WRONG_DIRECTION = 2
+    BAD_PAYLOAD = 3
+    NOT_NOW = 4
+
+
 class Phase(IntEnum):
     IDLE = 0
     SHUFFLING = 1
@@ -489,6 +498,24 @@ class TilesShown(_SeatTiles):
     KIND = "tiles_shown"
 
 
+@dataclass(frozen=True, slots=True)
+class CommandRefused(Message):
+    """A command the device acknowledged but did not carry out (§3.6, §6.14): the host
+    learns the outcome instead of guessing from a silence."""
+
+    TYPE = 0x1E
+    KIND = "command_refused"
+    FORMAT = "<HBB"
+    command_seq: int
+    command_type: int
+    reason: RefusalReason
+
+    def __post_init__(self) -> None:
+        _check("command_seq", self.command_seq, 0, 0xFFFF)
+        _check("command_type", self.command_type, 0, 255)
+        _enum(self, "reason", RefusalReason)
+
+
 # --- commands, host→device (sequenced) ----------------------------------------------
 
 
@@ -567,7 +594,7 @@ CATALOGUE: tuple[type[Message], ...] = (
     Hello, Welcome, Sync, Ack, Nak, Heartbeat,
     ShuffleStarted, ShuffleFinished, WallBuilt, DiceRolled, TileDrawn, TileDiscarded,
     MeldExposed, FlowerRevealed, SeatButton, HandRevealed, TilesLeft, Fault, State,
-    TilesShown,
+    TilesShown, CommandRefused,
     StartShuffle, RaiseWall, SeatLed, Alert, RequestState, TimeSync,
 )  # fmt: skip
 BY_TYPE: dict[int, type[Message]] = {cls.TYPE: cls for cls in CATALOGUE}

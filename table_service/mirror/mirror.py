@@ -75,6 +75,7 @@ class TableMirror(DrawingMixin, ClaimsMixin, WinsMixin):
             "invalid": self._invalid,
             "fault": _ignore,
             "state": _ignore,
+            "command_refused": _ignore,  # the bridge reports it to the command's sender
         }
         if session is not None:
             self.start_session(session)

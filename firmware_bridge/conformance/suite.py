@@ -1,0 +1,83 @@
+"""Run the checks in order on one port and say, per section, pass or fail with the frames."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from firmware_bridge.conformance.checks import BY_NAME, CHECKS, Board, Check, Manual
+from firmware_bridge.conformance.host import Failed, ScriptedHost
+from firmware_bridge.conformance.wire import Exchange, Wire
+
+Status = Literal["pass", "fail", "manual"]
+MAX_FRAMES = 80  # the last frames of a failed check, enough to see the rule broken
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    name: str
+    section: str
+    title: str
+    status: Status
+    detail: str = ""
+    since: str | None = None
+    seconds: float = 0.0
+    frames: list[str] = field(default_factory=list)
+
+    def line(self) -> str:
+        head = f"{self.status:<6} {self.name:<16} {self.section:<12} {self.title}"
+        if self.since:
+            head += f" [rule of {self.since}]"
+        return head if self.status == "pass" else f"{head}\n       {self.detail}"
+
+
+def format_exchange(x: Exchange, start: float) -> str:
+    return f"{(x.t - start) * 1000:+9.1f} ms {x.direction} {x.raw.hex(' ')}  | {x.describe()}"
+
+
+def run_check(wire: Wire, check: Check, board: Board) -> Result:
+    """One check on a fresh scripted host; failures keep the frames exchanged."""
+    begin = len(wire.transcript)
+    start = time.monotonic()
+    host = ScriptedHost(wire)
+    status: Status = "pass"
+    detail = ""
+    try:
+        check.run(host, board)
+    except Failed as exc:
+        status, detail = "fail", str(exc)
+    except Manual as exc:
+        status, detail = "manual", str(exc)
+    except Exception as exc:  # a device that breaks the script is a failure, not a crash
+        status, detail = "fail", f"{type(exc).__name__}: {exc}"
+    frames: list[str] = []
+    if status == "fail":
+        exchanged = wire.transcript[begin:]
+        if len(exchanged) > MAX_FRAMES:
+            frames.append(f"… {len(exchanged) - MAX_FRAMES} earlier exchanges left out")
+        frames += [format_exchange(x, start) for x in exchanged[-MAX_FRAMES:]]
+    seconds = time.monotonic() - start
+    return Result(
+        check.name, check.section, check.title, status, detail, check.since, seconds, frames
+    )
+
+
+def select(only: Sequence[str] = ()) -> list[Check]:
+    """The checks named in `only` (all when empty), in the suite's order."""
+    unknown = [name for name in only if name not in BY_NAME]
+    if unknown:
+        known = ", ".join(BY_NAME)
+        raise ValueError(f"--only: unknown section {unknown[0]!r} (known: {known})")
+    return [check for check in CHECKS if not only or check.name in only]
+
+
+def run_suite(url: str, board: Board | None = None, only: Sequence[str] = ()) -> list[Result]:
+    """Every selected check against the device on `url` (raises PortError if it won't open)."""
+    checks = select(only)
+    wire = Wire(url)
+    try:
+        return [run_check(wire, check, board or Board()) for check in checks]
+    finally:
+        wire.close()

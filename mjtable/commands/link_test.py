@@ -1,0 +1,156 @@
+"""`mjtable link-test`: check a table controller against docs/protocol.md, one line per section.
+
+`--port` takes what the bridge takes (a device path or socket:// URL); `--sim` starts
+the simulator's controller on a pseudo-terminal in this process, as CI does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import dataclasses
+import json
+import sys
+import tempfile
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from types import TracebackType
+
+from firmware_bridge.conformance import CHECKS, Board, PortError, Result, run_suite, select
+from firmware_bridge.protocol import catalogue as c
+from firmware_bridge.protocol.arq import Timing
+from hil_tests.simulator.controller import PtyController
+
+SIM_STATE = c.State(c.Phase.IDLE, 144, c.NO_SEAT, c.NO_SEAT)
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    names = ", ".join(check.name for check in CHECKS)
+    p = sub.add_parser(
+        "link-test",
+        help="check a table controller's link against docs/protocol.md",
+        description=(
+            "Drive the controller on --port through every rule of docs/protocol.md as a "
+            "scripted host and print one line per section: pass, fail with the frames that "
+            "show it, or manual (a reset this run cannot do). Exit 0 when nothing failed, 1 "
+            "when a check failed, 2 when the port cannot be opened. The commands check sends "
+            "START_SHUFFLE and RAISE_WALL: run it on a bench, not at a club. "
+            f"Sections: {names}."
+        ),
+    )
+    where = p.add_mutually_exclusive_group(required=True)
+    where.add_argument("--port", metavar="URL", help="device path or socket://host:port")
+    where.add_argument(
+        "--sim", action="store_true", help="test the simulator's controller (on a pty)"
+    )
+    p.add_argument(
+        "--only",
+        metavar="SECTION",
+        action="append",
+        default=[],
+        help="run only this section (repeat or comma-separate for several)",
+    )
+    p.add_argument("--json", action="store_true", help="print the results as one JSON list")
+    p.add_argument(
+        "--reboot-prompt",
+        action="store_true",
+        help="for the reboot check: ask a person to press the board's reset (waits 30 s)",
+    )
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    only = [name.strip() for arg in args.only for name in arg.split(",") if name.strip()]
+    try:
+        select(only)
+    except ValueError as exc:
+        print(f"mjtable link-test: {exc}", file=sys.stderr)
+        return 2
+    try:
+        if args.sim:
+            directory = Path(tempfile.mkdtemp(prefix="mjtable-link-test-"))
+            with SimBoard(directory, _default_controller) as sim:
+                results = run_suite(str(sim.port), sim.board(), only)
+        else:
+            board = Board(_prompt_reset, 30.0) if args.reboot_prompt else Board()
+            results = run_suite(args.port, board, only)
+    except PortError as exc:
+        print(f"mjtable link-test: {exc}", file=sys.stderr)
+        return 2
+    print_results(results, as_json=args.json)
+    return 1 if any(r.status == "fail" for r in results) else 0
+
+
+def print_results(results: list[Result], *, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps([dataclasses.asdict(r) for r in results], ensure_ascii=False, indent=1))
+        return
+    for r in results:
+        print(r.line(), flush=True)
+        for line in r.frames:
+            print(f"         {line}")
+    counts = {s: sum(r.status == s for r in results) for s in ("pass", "fail", "manual")}
+    print(f"{counts['pass']} pass, {counts['fail']} fail, {counts['manual']} manual")
+
+
+def _prompt_reset() -> None:
+    print("link-test: press the board's reset button now (waiting 30 s)", file=sys.stderr)
+
+
+class StateAnsweringController(PtyController):
+    """The simulator's controller, answering REQUEST_STATE with STATE as §6.12 says.
+
+    Remove once the simulator's Controller answers REQUEST_STATE itself (issue 11).
+    """
+
+    def _on_data(self, data: bytes) -> None:
+        before = len(self.received)
+        super()._on_data(data)
+        asked = [m for m in self.received[before:] if isinstance(m, c.RequestState)]
+        for _ in asked:
+            self.emit(SIM_STATE)
+        if asked:
+            self._pump()
+
+
+ControllerFactory = Callable[[Path, Timing], PtyController]
+
+
+def _default_controller(port: Path, timing: Timing) -> PtyController:
+    return StateAnsweringController(port, 0x5100, timing=timing, tick=0.002)
+
+
+class SimBoard:
+    """The simulator's controller on a pty, run by its own event loop in a thread."""
+
+    def __init__(self, directory: Path, factory: ControllerFactory = _default_controller) -> None:
+        self.port = directory / "ttyTABLE"
+        self.controller = factory(self.port, Timing())
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
+        self._next_boot = 0x5200
+
+    def __enter__(self) -> SimBoard:
+        self._thread.start()
+        asyncio.run_coroutine_threadsafe(self.controller.start(), self._loop).result(5)
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        asyncio.run_coroutine_threadsafe(self.controller.stop(), self._loop).result(5)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(5)
+        self._loop.close()
+
+    def reboot(self) -> None:
+        """A reset of the simulated board: a new boot id, its queue gone."""
+        self._next_boot += 1
+        self._loop.call_soon_threadsafe(self.controller.reboot, self._next_boot)
+
+    def board(self) -> Board:
+        return Board(self.reboot, 2.0)
