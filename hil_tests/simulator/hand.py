@@ -37,7 +37,7 @@ from hil_tests.simulator.players import MeldRecord, Player
 from hil_tests.simulator.violations import InjectedViolation, Violations
 from hil_tests.simulator.wall import Place, Wall
 from table_service.mirror.records import DEAD_HAND_CODES
-from table_service.rules import HandOutcome, Profile, Stakes, parse_hand, score, settle
+from table_service.rules import HandOutcome, Profile, parse_hand, score, settle
 from table_service.rules.settlement import Payment, net
 from table_service.rules.shapes import wait_kinds
 from table_service.rules.table import (
@@ -794,7 +794,7 @@ class HandSim:
             tai=tai,
             dealer=self.deal.dealer,
             streak=self.deal.streak,
-            stakes=Stakes(self.profile.base, self.profile.per_tai),
+            stakes=self.profile.stakes(),
         )
         payments = settle(outcome)
         self.result = HandResult(
@@ -862,7 +862,7 @@ class HandSim:
             dealer=self.deal.dealer,
             streak=self.deal.streak,
             payer=payer,
-            stakes=Stakes(self.profile.base, self.profile.per_tai),
+            stakes=self.profile.stakes(),
         )
         payments = settle(outcome)
         self.result = HandResult(

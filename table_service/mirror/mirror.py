@@ -159,6 +159,7 @@ class TableMirror(DrawingMixin, ClaimsMixin, WinsMixin):
         return {
             "table": self.table,
             "players": list(session.players),
+            "profile": self.profile.label,
             "dealer": self.deal.dealer,
             "streak": self.deal.streak,
             "round_wind": WINDS[self.deal.round_wind],

@@ -52,6 +52,20 @@ class SessionStart(BaseModel):
         """The profile with this session's stakes (a session's base and per_tai win)."""
         return _profile_of(self.profile, self.base, self.per_tai)
 
+    def recorded(self) -> SessionStart:
+        """This start with its profile written out whole (every §7 key, beside the preset
+        it came from): what the records keep, so a hand is re-scored years later exactly
+        as it was played even if the shipped presets change meanwhile."""
+        profile = self.rule_profile()
+        values = {k: v for k, v in profile.to_mapping().items() if k not in ("base", "per_tai")}
+        return self.model_copy(update={"profile": {"preset": self.preset(), **values}})
+
+    def preset(self) -> str:
+        """The preset the profile starts from."""
+        if isinstance(self.profile, str):
+            return self.profile
+        return str(self.profile.get("preset", PRESETS[0]))
+
     def deal(self) -> Deal:
         return Deal(self.dealer, self.streak, WINDS.index(self.round_wind), self.start_seat)
 
@@ -65,5 +79,9 @@ def _profile_of(spec: str | dict[str, Any], base: int, per_tai: int) -> Profile:
         if key in values:
             raise ProfileError(f"{key}: set the stakes beside the profile, not inside it")
     values.update(base=base, per_tai=per_tai)
-    label = spec if isinstance(spec, str) else f"{preset} (changed)"
-    return profile_from_mapping(values, label)
+    profile = profile_from_mapping(values, preset)
+    if not isinstance(spec, str) and profile != profile_from_mapping(
+        {"preset": preset, "base": base, "per_tai": per_tai}
+    ):
+        profile = profile_from_mapping(values, f"{preset} (changed)")
+    return profile

@@ -213,8 +213,10 @@ class WinsMixin(MirrorCore):
             timing = None if hand.claims_made else "earthly_win"
         elif s.declared == "earthly_ready" and _within_declaration(s):
             timing = "human_win"
+        elif not self._declaration_needed and s.discards_made == 0 and not hand.claims_made:
+            timing = "earthly_win"  # §7: a self-drawn 地胡 without 天聽 (a non-dealer's first)
         declared = _declared(s)
-        if declared is None and timing in ("human_win", "earthly_win"):
+        if self._declaration_needed and declared is None and timing in ("human_win", "earthly_win"):
             timing = None
         return timing, declared
 
@@ -224,14 +226,18 @@ class WinsMixin(MirrorCore):
         if s.declared == "earthly_ready":
             return "human_win" if _within_declaration(s) else None
         discarder = hand.seats[pending.seat]
-        if (
-            s.seat != hand.dealer
-            and s.discards_made == 0
-            and discarder.discards_made == 1
-            and not hand.claims_made
-        ):
-            return "earthly_win"
+        first_go_round = discarder.discards_made == 1 and not hand.claims_made
+        if s.seat != hand.dealer and first_go_round:
+            if s.discards_made == 0:
+                return "earthly_win"
+            if not self._declaration_needed and s.discards_made == 1:
+                return "human_win"  # §7: 人胡 without 地聽, on a first discard of the go-round
         return None
+
+    @property
+    def _declaration_needed(self) -> bool:
+        """Whether 人胡 needs 地聽 and a self-drawn 地胡 天聽 (taiwan16.md §7)."""
+        return self.profile.rules.special_wins_need_declaration
 
     # --- declarations --------------------------------------------------------------
 

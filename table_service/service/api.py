@@ -111,6 +111,14 @@ class ProfileBody(TypedDict, total=False):
         Literal["opening", "dealer"],
         Field(description="seat winds from the 開門位, or the dealer's seat is 東"),
     ]
+    tai: Annotated[
+        dict[str, int],
+        Field(description="the value of one unit of any §4 item, by id (e.g. full_flush: 8)"),
+    ]
+    rules: Annotated[
+        dict[str, StrictBool | str],
+        Field(description="§7's switches by name (e.g. ping_hu_wait: two_sided_tile)"),
+    ]
 
 
 class SessionBody(_Body):

@@ -29,7 +29,7 @@ from table_service.live.consumer import Consumer, Gap
 from table_service.mirror.mirror import TableMirror
 from table_service.mirror.records import Record
 from table_service.mirror.session import SessionStart
-from table_service.rules import HandOutcome, Stakes, settle
+from table_service.rules import HandOutcome, settle
 from table_service.rules.settlement import net
 from table_service.service.drive import alert_commands, led_commands, seat_modes
 from table_service.service.hub import Hub
@@ -111,7 +111,7 @@ class Service:
 
     async def start_session(self, table: str, session: SessionStart) -> int:
         """Start a session at `table` (ending one that runs); returns its id."""
-        body = session.model_copy(update={"table": table}).model_dump(mode="json")
+        body = session.model_copy(update={"table": table}).recorded().model_dump(mode="json")
         return int(await self._ask(_Work(table, "session", body=body)))
 
     async def end_session(self, table: str) -> int | None:
@@ -381,7 +381,7 @@ class Service:
         deal = runner.mirror.deal
         outcome = HandOutcome(
             "penalty", int(body["seat"]), int(body.get("tai", 0)), deal.dealer, deal.streak,
-            None, Stakes(profile.base, profile.per_tai),
+            None, profile.stakes(),
         )  # fmt: skip
         return [[seat, amount] for seat, amount in enumerate(net(settle(outcome)))]
 

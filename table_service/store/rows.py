@@ -29,7 +29,14 @@ class SessionRow(_Row):
     table: str = Field(description="the table it is played at")
     players: list[str] = Field(description="the four players' names, by seat 0-3")
     profile: str | dict[str, Any] = Field(
-        description="the rule profile: a preset's name, or its overrides"
+        description="the rule profile as recorded: a preset's name, or the profile written out"
+    )
+    profile_label: str = Field(
+        description="the profile's name: a preset's, or `<preset> (changed)`"
+    )
+    rules: dict[str, Any] = Field(
+        description="the resolved profile the session is scored by: every taiwan16.md §7 "
+        "key (stakes, seat_order, tai, rules) and its value"
     )
     base: int = Field(description="底: the base stake of a win")
     per_tai: int = Field(description="台錢: the money per 台")

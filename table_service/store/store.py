@@ -799,7 +799,10 @@ def _session_or_raise(session: Session, session_id: int) -> SessionModel:
 
 
 def _session_row(row: SessionModel) -> SessionRow:
-    return SessionRow.model_validate(row, from_attributes=True)
+    profile = SessionStart(profile=row.profile, base=row.base, per_tai=row.per_tai).rule_profile()
+    return SessionRow.model_validate(
+        {**_columns(row), "profile_label": profile.label, "rules": profile.to_mapping()}
+    )
 
 
 def _hands_query() -> Select[HandModel, float]:

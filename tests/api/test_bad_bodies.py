@@ -139,19 +139,48 @@ async def test_the_error_says_what_is_wrong_with_a_profile(api: Api) -> None:
         ({"earthly_ready": 5}, "body.profile.choices.earthly_ready: Input should be 4 or 6"),
         ({"base": 5}, "body.profile.choices.base: Extra inputs are not permitted"),
         (5, "body.profile.choices: Input should be a valid dictionary"),
+        (
+            {"tai": {"full_flush": -1}},
+            "body.profile: tai.full_flush: expected a whole number 0–100, got -1",
+        ),
+        ({"tai": {"nine_gates": 8}}, "body.profile: tai.nine_gates: unknown"),
+        ({"rules": {"ping_hu_wait": "sometimes"}}, "body.profile: rules.ping_hu_wait:"),
     ]:
         response = await api.client.post(SESSION, json={"profile": profile}, headers=api.as_admin)
         assert response.status_code == 422
-        assert response.json()["error"] == error
+        assert response.json()["error"].startswith(error)
+    assert await api.get("/api/sessions") == []
 
 
 async def test_a_profile_with_choices_starts_a_session(api: Api) -> None:
-    profile = {"preset": "seed001", "lik_gu": True, "seat_order": "dealer"}
+    profile = {
+        "preset": "seed001", "lik_gu": True, "seat_order": "dealer",
+        "tai": {"full_flush": 8}, "rules": {"ping_hu_wait": "two_sided_tile"},
+    }  # fmt: skip
     body = {"profile": profile, "base": 50}
     response = await api.client.post(SESSION, json=body, headers=api.as_admin)
     assert response.status_code == 201
     (session,) = await api.get("/api/sessions")
-    assert (session["profile"], session["base"]) == (profile, 50)
+    assert (session["profile_label"], session["base"]) == ("seed001 (changed)", 50)
+    rules = session["rules"]  # the profile as played, every key written out
+    assert (rules["base"], rules["per_tai"], rules["seat_order"]) == (50, 20, "dealer")
+    assert rules["tai"]["full_flush"] == 8  # the file's change
+    assert rules["tai"]["earthly_ready"] == 6  # seed001's own value
+    assert rules["tai"]["five_concealed_pongs"] == 12
+    assert (rules["rules"]["lik_gu"], rules["rules"]["ping_hu_wait"]) == (True, "two_sided_tile")
+    recorded = session["profile"]  # the records keep the whole profile, not just its name
+    assert recorded["preset"] == "seed001" and recorded["tai"] == rules["tai"]
+    (table,) = await api.get("/api/tables")
+    assert table["profile"] == "seed001 (changed)"
+
+
+async def test_a_preset_by_name_is_recorded_whole(api: Api) -> None:
+    response = await api.client.post(SESSION, json={"profile": "seed001"}, headers=api.as_admin)
+    assert response.status_code == 201
+    (session,) = await api.get("/api/sessions")
+    assert session["profile_label"] == "seed001"
+    assert session["profile"]["preset"] == "seed001"
+    assert session["profile"]["tai"]["earthly_ready"] == 6
 
 
 async def test_bad_query_parameters_are_a_422(api: Api) -> None:

@@ -159,6 +159,10 @@ async def test_the_club_and_a_session_chart(site: Site, chrome: Chrome) -> None:
           .slice(1).map((m) => getComputedStyle(m).borderColor)"""
     )
     assert len(set(markers)) == 4, markers  # four lines, four colours
+    assert "規則 mjonline" in await chart.locator("#info").inner_text()
+    await chart.locator("#rules summary").click()  # the rules played, every value written out
+    rows = await chart.locator("#rules tr").all_inner_texts()
+    assert "清一色 (full_flush)\t12" in rows and "ping_hu_wait\twhole_hand" in rows, rows
     await shoot(chart, "session-chart")
     assert await chrome.reported() == []
 

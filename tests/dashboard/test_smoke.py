@@ -29,7 +29,7 @@ async def test_the_scoreboard_in_a_browser(site: Site, chrome: Chrome) -> None:
     missing = uncovered_by_vendored()
     assert not missing, f"no vendored font has {missing!r}: run dashboard/tools/vendor_fonts.py"
     events = events_of(game_of(hands=1), "t1")
-    await site.start_session("t1", PLAYERS)
+    await site.start_session("t1", PLAYERS, profile="seed001")
     kinds = [e.body.kind for e in events]
     middle = next(i for i, kind in enumerate(kinds) if i > 120 and kind == "tile_discarded")
     await site.play("t1", events[: middle + 1])  # the hand under way, discards on the table
@@ -37,6 +37,7 @@ async def test_the_scoreboard_in_a_browser(site: Site, chrome: Chrome) -> None:
     page = await chrome.open(f"{site.url}/table.html?t=t1")
     await page.wait_for_selector("body:not(.is-stale) .board .center")
     assert await page.locator(".board .seat").count() == 4
+    assert await page.text_content(".center-profile") == "規則 seed001"  # the rules it plays
     await page.wait_for_selector(".river svg.tile:not(.tile-back)")
     tile: dict[str, Any] = await page.evaluate(
         """() => { const t = document.querySelector(".river svg.tile");

@@ -537,3 +537,54 @@ def test_d12_three_left_at_the_discard() -> None:
     assert t.drawable == 3
     t.pong(2, 0)
     assert t.violations() == [(t.seq, 2, "restriction_7")]
+
+
+# --- §7 special_wins_need_declaration: the same stream under both values --------------
+
+NO_DECLARATION = {"rules": {"special_wins_need_declaration": False}}
+
+
+def human_win_undeclared(profile: str | dict[str, object]) -> Script:
+    """Seat 1 discards once, declares nothing, and wins on seat 2's first discard."""
+    t = Script(quiet({1: READY_E}, extra="2m"), profile=profile)
+    t.discard(0, "2m")
+    t.draw(1, "3p")
+    t.discard(1, "3p")
+    t.cycle(2, "9p")
+    t.win(1)
+    return t
+
+
+def test_human_win_needs_its_declaration_by_default() -> None:
+    t = human_win_undeclared("mjonline")
+    assert t.violations() == []
+    assert "human_win" not in items(t) and "concealed" in items(t)
+
+
+def test_human_win_without_a_declaration_when_the_profile_says_so() -> None:
+    t = human_win_undeclared(NO_DECLARATION)
+    assert t.violations() == []
+    assert "human_win" in items(t)
+    assert not {"earthly_win", "earthly_ready", "concealed"} & items(t)  # its exclusions stay
+
+
+def earthly_self_draw_undeclared(profile: str | dict[str, object]) -> Script:
+    """Seat 1 self-draws its winning tile on its first draw without 天聽."""
+    t = Script(quiet({1: READY_E}, extra="2m"), profile=profile)
+    t.discard(0, "2m")
+    t.draw(1, "9p")
+    t.win(1)
+    return t
+
+
+def test_a_self_drawn_earthly_win_needs_heavenly_ready_by_default() -> None:
+    t = earthly_self_draw_undeclared("mjonline")
+    assert t.violations() == []
+    assert "earthly_win" not in items(t) and "concealed_self_draw" in items(t)
+
+
+def test_a_self_drawn_earthly_win_without_heavenly_ready_when_the_profile_says_so() -> None:
+    t = earthly_self_draw_undeclared(NO_DECLARATION)
+    assert t.violations() == []
+    assert {"earthly_win", "concealed_self_draw"} <= items(t)
+    assert not {"heavenly_ready", "concealed"} & items(t)

@@ -157,7 +157,8 @@ function centerView(state) {
   const hand = state.hand;
   const phase = hand ? hand.phase : "none";
   const parts = [
-    h("div", { class: "center-round" }, roundLabel(state)),
+    h("div", { class: "center-round" }, roundLabel(state),
+      state.profile ? h("span", { class: "center-profile" }, t("session.profile", { p: state.profile })) : null),
     h("div", { class: `center-phase phase--${phase}` }, t(`phase.${phase}`)),
   ];
   if (hand) {

@@ -148,6 +148,7 @@ export const STRINGS = {
   "session.open": { zh: "進行中", en: "in play" },
   "session.stakes": { zh: "底 {base}／台 {per_tai}", en: "base {base} / {per_tai} a tai" },
   "session.profile": { zh: "規則 {p}", en: "rules {p}" },
+  "session.rules": { zh: "本場規則：每項台數與選項", en: "The rules played: every 台 value and switch" },
   "session.standings": { zh: "戰績", en: "Standings" },
   "session.chart": { zh: "累計分數", en: "Running score" },
   "session.hands": { zh: "牌局紀錄", en: "Hands" },

@@ -6,7 +6,7 @@
 import { ApiError, getJSON, LiveSocket } from "./api.js";
 import { dealerLabel, playerName, renderBoard } from "./board.js";
 import { $, fill, h, param } from "./dom.js";
-import { dateTime, faultRule, lang, money, t, tileName, violationRule, windName } from "./i18n.js";
+import { dateTime, faultRule, itemName, lang, money, t, tileName, violationRule, windName } from "./i18n.js";
 import { foldHand } from "./replay.js";
 import { codeOfId, tile } from "./tiles.js";
 import { ConnectionView, setupPage } from "./ui.js";
@@ -231,10 +231,11 @@ function render() {
       h("span", { class: "player-chip" }, h("span", { class: "swatch", dataset: { seat } }), playerName(session, seat)))),
     h("div", { class: "session-facts" },
       h("span", null, t("session.stakes", { base: session.base, per_tai: session.per_tai })),
-      h("span", null, t("session.profile", { p: typeof session.profile === "string" ? session.profile : session.profile.preset ?? "custom" })),
+      h("span", null, t("session.profile", { p: session.profile_label })),
       h("span", null, t("session.started", { at: dateTime(session.started_at) })),
       h("span", null, session.ended_at ? t("session.ended", { at: dateTime(session.ended_at) }) : t("session.open")),
       h("a", { href: `/api/sessions/${encodeURIComponent(session.id)}/export?format=csv` }, t("session.csv"))));
+  fill($("#rules"), rulesView(session.rules));
   fill($("#standings"), standingsView(data.standings, session));
   const series = scoreSeries(data.ledger, data.hands);
   drawChart($("#chart"), series, session);
@@ -458,4 +459,17 @@ if (id) {
   });
 } else {
   $("#conn").hidden = true;
+}
+
+/** The resolved profile the session is scored by: every 台 value and switch (§7). */
+function rulesView(rules) {
+  if (!rules) return null;
+  const row = (key, value) => h("tr", null, h("th", null, key), h("td", null, String(value)));
+  return h("details", { class: "session-rules" },
+    h("summary", null, t("session.rules")),
+    h("table", { class: "rules-table" },
+      h("tbody", null,
+        row("seat_order", rules.seat_order),
+        Object.entries(rules.tai).map(([id, value]) => row(`${itemName({ id })} (${id})`, value)),
+        Object.entries(rules.rules).map(([key, value]) => row(key, value)))));
 }
