@@ -84,9 +84,10 @@ def run_lines(
 def run_jsonl(path: str, handler: Handler, errors: tuple[type[Exception], ...]) -> int:
     """A JSON Lines batch; exit 0 even when some lines were bad (they are reported inline)."""
     try:
-        with _open(path) as stream:
-            run_lines(stream, handler, errors, sys.stdout)
+        stream = _open(path)
     except OSError as exc:
         print(f"input: cannot read {path}: {exc.strerror}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    with stream:  # a closed stdout (`| head`) is BrokenPipeError: cli.main ends quietly
+        run_lines(stream, handler, errors, sys.stdout)
     return 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tomllib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -48,6 +49,8 @@ def settings_from(
         return load(args.config, **given)
     except FileNotFoundError as exc:
         print(f"{command}: {exc}", file=sys.stderr)
+    except tomllib.TOMLDecodeError as exc:
+        print(f"{command}: {args.config}: not valid TOML: {exc}", file=sys.stderr)
     except ValidationError as exc:
         for error in exc.errors():
             where = ".".join(str(p) for p in error["loc"]) or "settings"
