@@ -22,6 +22,11 @@ class BrokerSettings(BaseSettings):
     mqtt: str = Field("mqtt://127.0.0.1:1883", description="broker URL, mqtt:// or mqtts://")
     mqtt_username: str | None = Field(None, description="broker user (or user@ in the URL)")
     mqtt_password: SecretStr | None = Field(None, description="broker password")
+    mqtt_tls: bool = Field(False, description="use TLS (implied by mqtts://)")
+    mqtt_ca_file: Path | None = Field(None, description="CA bundle to verify the broker")
+    mqtt_cert_file: Path | None = Field(None, description="client certificate (mutual TLS)")
+    mqtt_key_file: Path | None = Field(None, description="client private key (mutual TLS)")
+    mqtt_tls_insecure: bool = Field(False, description="skip broker hostname verification")
 
     @field_validator("mqtt")
     @classmethod
@@ -32,7 +37,7 @@ class BrokerSettings(BaseSettings):
         return value
 
     def _tls_asked(self) -> bool:
-        return False
+        return self.mqtt_tls
 
     @property
     def broker(self) -> tuple[str, int, bool]:
@@ -50,6 +55,41 @@ class BrokerSettings(BaseSettings):
         user = self.mqtt_username or url_user
         secret = self.mqtt_password.get_secret_value() if self.mqtt_password else url_secret
         return user, secret
+
+    @field_validator("mqtt_ca_file", "mqtt_cert_file", "mqtt_key_file")
+    @classmethod
+    def _readable_file(cls, value: Path | None) -> Path | None:
+        if value is not None and not value.is_file():
+            raise ValueError(f"no such file {value}")
+        return value
+
+    @field_validator("mqtt_ca_file")
+    @classmethod
+    def _ca_bundle(cls, value: Path | None) -> Path | None:
+        if value is not None:
+            try:
+                ssl.create_default_context(cafile=str(value))
+            except (ssl.SSLError, ValueError) as exc:
+                raise ValueError(f"{value} is not a PEM CA bundle ({exc})") from None
+        return value
+
+    def tls_options(self) -> dict[str, Any]:
+        """aiomqtt.Client's TLS keyword arguments (none for plain MQTT): the broker is
+        verified against `mqtt_ca_file` (or the system's CAs), a client certificate sent
+        when one is given."""
+        if not self.broker[2]:
+            return {}
+        import aiomqtt
+
+        return {
+            "tls_params": aiomqtt.TLSParameters(
+                ca_certs=str(self.mqtt_ca_file) if self.mqtt_ca_file else None,
+                certfile=str(self.mqtt_cert_file) if self.mqtt_cert_file else None,
+                keyfile=str(self.mqtt_key_file) if self.mqtt_key_file else None,
+                cert_reqs=ssl.CERT_REQUIRED,
+            ),
+            "tls_insecure": self.mqtt_tls_insecure,
+        }
 
     @property
     def mqtt_shown(self) -> str:
@@ -75,11 +115,12 @@ class BridgeSettings(BrokerSettings):
     port: str = Field(description="serial device path or pyserial URL (socket://host:port)")
     table: str = Field(pattern=r"^[A-Za-z0-9_-]{1,32}$", description="table id in topics")
     baudrate: int = Field(115200, gt=0, description="serial speed")
-    mqtt_tls: bool = Field(False, description="use TLS (implied by mqtts://)")
-    mqtt_ca_file: Path | None = Field(None, description="CA bundle to verify the broker")
-    mqtt_cert_file: Path | None = Field(None, description="client certificate (mutual TLS)")
-    mqtt_key_file: Path | None = Field(None, description="client private key (mutual TLS)")
-    mqtt_tls_insecure: bool = Field(False, description="skip broker hostname verification")
+    controller_id: int | None = Field(
+        None,
+        ge=0,
+        le=0xFFFF,
+        description="accept only a controller whose HELLO has this table_id (protocol §5.1)",
+    )
     mqtt_client_id: str | None = Field(None, description="default mjtable-bridge-<table>")
     base_topic: str = Field("mjtable", description="topics are <base>/<table>/...")
     outbox: Path | None = Field(None, description="SQLite outbox, default ./bridge-<table>.db")
@@ -98,29 +139,9 @@ class BridgeSettings(BrokerSettings):
     mqtt_reconnect_max: float = Field(10.0, gt=0, description="longest broker retry, seconds")
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field("INFO")
 
-    @field_validator("mqtt_ca_file", "mqtt_cert_file", "mqtt_key_file")
-    @classmethod
-    def _readable_file(cls, value: Path | None) -> Path | None:
-        if value is not None and not value.is_file():
-            raise ValueError(f"no such file {value}")
-        return value
-
-    @field_validator("mqtt_ca_file")
-    @classmethod
-    def _ca_bundle(cls, value: Path | None) -> Path | None:
-        if value is not None:
-            try:
-                ssl.create_default_context(cafile=str(value))
-            except (ssl.SSLError, ValueError) as exc:
-                raise ValueError(f"{value} is not a PEM CA bundle ({exc})") from None
-        return value
-
     @property
     def outbox_path(self) -> Path:
         return self.outbox or Path(f"bridge-{self.table}.db")
-
-    def _tls_asked(self) -> bool:
-        return self.mqtt_tls
 
 
 S = TypeVar("S", bound=BaseSettings)

@@ -150,7 +150,7 @@ class Service:
             on_event=self._on_event,
             on_gap=self._on_gap,
             gap_timeout=self.settings.gap_timeout,
-            client_options={"username": user, "password": secret},
+            client_options={"username": user, "password": secret, **self.settings.tls_options()},
         )
         for table in self.tables:
             key = await asyncio.to_thread(self.store.last_event_key, table)
@@ -421,7 +421,7 @@ class Service:
             try:
                 async with aiomqtt.Client(
                     host, port, identifier=f"{self.settings.client_id}-out", username=user,
-                    password=secret, will=will,
+                    password=secret, will=will, **self.settings.tls_options(),
                 ) as client:  # fmt: skip
                     self._client = client
                     await client.publish(availability, "online", qos=1, retain=True)

@@ -294,3 +294,40 @@ async def test_the_service_may_not_forge_a_tables_events(
         await svc.publish("mjtable/t01/service/state", done, qos=1)
         await seen.wait_for(lambda: done in seen.on("mjtable/t01/service/state"))
         assert seen.topics() == {"mjtable/t01/service/state"}
+
+
+async def test_the_service_follows_a_table_over_tls(
+    club: Club, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`mjtable serve` on another machine than the broker: mqtts:// and the club's CA, its
+    own user; the real bridge's events reach the records."""
+    from hil_tests.service_end import stored_up_to
+    from table_service.service.live import Service
+    from table_service.store import Store
+
+    bridge_config = bridge_settings(club, monkeypatch, outbox=tmp_path / "outbox.db")
+    for key, value in env_file(DEPLOY / "serve.env").items():
+        monkeypatch.setenv(key, value)
+    serve = load_serve_settings(
+        DEPLOY / "serve.toml", mqtt=f"mqtts://localhost:{club.tls_port}", mqtt_ca_file=club.ca,
+        db=f"sqlite:///{tmp_path / 'records.db'}",
+    )  # fmt: skip
+    assert serve.broker == ("localhost", club.tls_port, True)
+    store = Store(serve.database_url)
+    store.migrate()
+    service = Service(serve, store)
+    running = asyncio.create_task(service.run())
+    try:
+        await asyncio.wait_for(service.ready.wait(), TIMEOUT)
+        async with running_device(tmp_path, boot_id=0x0702) as device:
+            settings = bridge_config.model_copy(update={"port": str(device.port)})
+            bridge = asyncio.create_task(Bridge(settings).run())
+            try:
+                for message in (c.ShuffleStarted(), c.ShuffleFinished(), c.TilesLeft(56)):
+                    device.emit(message)
+                assert await stored_up_to(store, {"t01": (0x0702, 3)}, TIMEOUT)
+            finally:
+                await cancel_and_wait([bridge])
+    finally:
+        await cancel_and_wait([running])
+        store.close()
