@@ -49,8 +49,10 @@ class Bridge:
             timing=timing,
             reopen_min=settings.reopen_min,
             reopen_max=settings.reopen_max,
+            controller_id=settings.controller_id,
             on_info=self.mqtt.status_changed,
             on_error=self.mqtt.report_error,
+            on_outcome=self.mqtt.command_outcome,
         )
         self._stop_metrics: Callable[[], None] | None = None
 

@@ -3,13 +3,15 @@
 The table service imports these to read what the bridge publishes; `TOPIC_PAYLOADS`
 is the one map from topic (below `<base>/<table>/`) to payload type. Every JSON
 payload carries `schema_version`; an event carries its key (table, boot_id, seq).
+The event bodies and the commands are derived from the catalogue's dataclasses (field
+names, ranges, enums, docstrings and descriptions): each message is defined once.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from enum import IntEnum
-from typing import Annotated, Any, Final, Literal, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Final, Literal, TypeVar, Union
 
 from pydantic import (
     BaseModel,
@@ -19,6 +21,7 @@ from pydantic import (
     PlainSerializer,
     TypeAdapter,
     WithJsonSchema,
+    create_model,
 )
 
 from firmware_bridge.protocol import catalogue as c
@@ -54,18 +57,36 @@ def _named(enum: type[E], old_names: Mapping[str, E] | None = None) -> Any:
     ]
 
 
-Seat = Annotated[int, Field(ge=0, le=3, description="physical seat 0-3 (protocol §4.1)")]
-SeatOrAll = Annotated[int, Field(ge=0, le=255, description="0-3, or 255 for all seats")]
-SeatOrNone = Annotated[int, Field(ge=0, le=255, description="0-3, or 255 for none")]
-TileId = Annotated[int, Field(ge=0, le=143, description="physical tile id, id // 4 = kind")]
-Stacks = Annotated[int, Field(ge=0, le=36)]
-Die = Annotated[int, Field(ge=1, le=6, description="one die")]
-TileList = Annotated[
-    tuple[TileId, ...], Field(min_length=1, max_length=24, description="1 to 24 tile ids")
-]
 # 碰 was "pung" on the wire before the rules' "pong" became the one name; still read.
-MeldName = _named(c.MeldKind, {"pung": c.MeldKind.PONG})
-ButtonName = _named(c.Button, {"pung": c.Button.PONG})
+OLD_NAMES: dict[type[IntEnum], dict[str, IntEnum]] = {
+    c.MeldKind: {"pung": c.MeldKind.PONG},
+    c.Button: {"pung": c.Button.PONG},
+}
+
+
+def _field(spec: c.FieldSpec) -> tuple[Any, Any]:
+    """A catalogue field as a pydantic field: the same range, enum names and description."""
+    text = spec.description
+    if issubclass(spec.type, IntEnum):
+        old = OLD_NAMES.get(spec.type, {})
+        one: Any = _named(spec.type, old)
+        if old:
+            text += "".join(f' (the old name "{name}" is still read)' for name in old)
+    else:
+        assert spec.range is not None  # an int field always has one
+        one = Annotated[int, Field(ge=spec.range.low, le=spec.range.high)]
+        if spec.range.also is not None:
+            one = Union[one, Literal[spec.range.also]]  # noqa: UP007 (a runtime value)
+    if spec.count is not None:
+        one = Annotated[
+            tuple[one, ...], Field(min_length=spec.count.low, max_length=spec.count.high)
+        ]
+    return one, Field(description=text or None)
+
+
+def _tag(name: str) -> Any:
+    """The discriminator field of a derived model: `name`, and nothing else."""
+    return (Literal[name], name)
 
 
 class _Model(BaseModel):
@@ -73,187 +94,85 @@ class _Model(BaseModel):
 
 
 # --- event bodies: one per device→host message kind --------------------------------
-# Each docstring says what the table's sensors saw; docs/events.md is generated from them.
+# Derived from the catalogue (its annotations and docstrings); docs/events.md from these.
 
 
-class ShuffleStarted(_Model):
-    """The table started shuffling: the last hand's tiles went into the machine."""
+class _Body(_Model):
+    """Base of every event body."""
 
-    kind: Literal["shuffle_started"] = "shuffle_started"
-
-
-class ShuffleFinished(_Model):
-    """The machine finished shuffling; the walls rise next."""
-
-    kind: Literal["shuffle_finished"] = "shuffle_finished"
+    kind: str
 
 
-class WallBuilt(_Model):
-    """The four walls rose: the stacks (墩) in front of each seat, 18 each for 144 tiles."""
+class WireBody(_Body):
+    """A body derived from a catalogue event: its fields have the catalogue's ranges."""
 
-    kind: Literal["wall_built"] = "wall_built"
-    stacks_0: Stacks = Field(description="墩 in the wall in front of seat 0")
-    stacks_1: Stacks = Field(description="墩 in front of seat 1")
-    stacks_2: Stacks = Field(description="墩 in front of seat 2")
-    stacks_3: Stacks = Field(description="墩 in front of seat 3")
+    MESSAGE: ClassVar[type[c.Message]]
+
+    def to_message(self) -> c.Message:
+        """The catalogue message this body describes; ValueError if the wire cannot carry it."""
+        return self.MESSAGE(**{s.name: getattr(self, s.name) for s in c.field_specs(self.MESSAGE)})
 
 
-class DiceRolled(_Model):
-    """The dice were thrown: to seat the players (搬風), choose the dealer (定莊), or deal
-    (the total counts the 開門位, where the wall opens)."""
+def body_model(message: type[c.Message]) -> type[WireBody]:
+    """The event body of a catalogue event: its kind, fields, docstring and descriptions.
 
-    kind: Literal["dice_rolled"] = "dice_rolled"
-    roll: _named(c.DiceRoll) = Field(  # type: ignore[valid-type]
-        description="which roll: seating (搬風), dealer (定莊) or deal"
+    Each field takes the catalogue's range, enum or tile count. The catalogue's checks
+    across fields (`check_across`: a meld's tile count) are not repeated: a reader of a
+    recorded or hand-made body judges those itself (the mirror: an `impossible` fault).
+    """
+    doc = message.__doc__ or ""
+    if not doc.strip() or doc.startswith(f"{message.__name__}("):  # dataclass's own
+        raise TypeError(f"{message.__name__}: no docstring to document its body with")
+    fields: dict[str, Any] = {spec.name: _field(spec) for spec in c.field_specs(message)}
+    model = create_model(
+        message.__name__,
+        __base__=WireBody,
+        __module__=__name__,
+        __doc__=doc,
+        kind=_tag(message.KIND),
+        **fields,
     )
-    die_1: Die
-    die_2: Die
-    die_3: Die
+    model.MESSAGE = message
+    return model
 
 
-class TileDrawn(_Model):
-    """A tile taken from the wall: `end` front for a turn's draw or the deal, back (槓尾)
-    for a flower or kong replacement."""
-
-    kind: Literal["tile_drawn"] = "tile_drawn"
-    seat: Seat = Field(description="the seat that took it")
-    tile: TileId
-    end: _named(c.End) = Field(  # type: ignore[valid-type]
-        description="front: the live end; back: the 槓尾 (replacements)"
-    )
-
-
-class TileDiscarded(_Model):
-    """A tile a seat discarded face up into the middle of the table."""
-
-    kind: Literal["tile_discarded"] = "tile_discarded"
-    seat: Seat = Field(description="the discarder")
-    tile: TileId
+ShuffleStarted = body_model(c.ShuffleStarted)
+ShuffleFinished = body_model(c.ShuffleFinished)
+WallBuilt = body_model(c.WallBuilt)
+DiceRolled = body_model(c.DiceRolled)
+TileDrawn = body_model(c.TileDrawn)
+TileDiscarded = body_model(c.TileDiscarded)
+MeldExposed = body_model(c.MeldExposed)
+FlowerRevealed = body_model(c.FlowerRevealed)
+SeatButton = body_model(c.SeatButton)
+HandRevealed = body_model(c.HandRevealed)
+TilesLeft = body_model(c.TilesLeft)
+Fault = body_model(c.Fault)
+State = body_model(c.State)
+TilesShown = body_model(c.TilesShown)
+CommandRefused = body_model(c.CommandRefused)
 
 
-class MeldExposed(_Model):
-    """A meld laid face up: a 吃, 碰 or 碰槓 claiming a discard, or a 加槓 or 暗槓 made from
-    the seat's own tiles (every kong then draws a replacement from the 槓尾)."""
-
-    kind: Literal["meld_exposed"] = "meld_exposed"
-    seat: Seat = Field(description="the seat that exposes it")
-    meld: MeldName = Field(  # type: ignore[valid-type]
-        description="chow 吃, pong 碰, kong_exposed 碰槓/明槓, kong_added 加槓, "
-        'kong_concealed 暗槓 (the old name "pung" is still read)'
-    )
-    from_seat: SeatOrNone = Field(
-        description="the discarder for chow, pong and kong_exposed; 255 otherwise"
-    )
-    tiles: tuple[TileId, ...] = Field(
-        min_length=3,
-        max_length=4,
-        description="3 for chow and pong, 4 for kongs, the claimed tile included",
-    )
-
-
-class FlowerRevealed(_Model):
-    """A flower (花牌) laid face up, at the 補花 or when drawn in play; its replacement
-    comes from the 槓尾."""
-
-    kind: Literal["flower_revealed"] = "flower_revealed"
-    seat: Seat
-    tile: Annotated[int, Field(ge=136, le=143)] = Field(
-        description="136-143: h1-h8, 春 夏 秋 冬 梅 蘭 菊 竹"
-    )
-
-
-class SeatButton(_Model):
-    """A seat pressed one of its buttons: 胡 win, 聽 ready (天聽/地聽), 碰, 吃, 槓, 過 pass
-    (also declining the 海底 draw). A claim that loses on priority is the button alone."""
-
-    kind: Literal["seat_button"] = "seat_button"
-    seat: Seat
-    button: ButtonName = Field(  # type: ignore[valid-type]
-        description='win 胡, ready 聽, pong 碰, chow 吃, kong 槓, pass 過 ("pung" still read)'
-    )
-
-
-class HandRevealed(_Model):
-    """The winner's concealed tiles laid down after 胡, the winning tile included, as
-    the sensors read them."""
-
-    kind: Literal["hand_revealed"] = "hand_revealed"
-    seat: Seat = Field(description="the winner")
-    tiles: TileList
-
-
-class TilesLeft(_Model):
-    """The table's own count of the tiles still in the wall (the 16-tile reserve
-    included); checked against the mirror's count."""
-
-    kind: Literal["tiles_left"] = "tiles_left"
-    count: Annotated[int, Field(ge=0, le=144)] = Field(description="tiles in the wall")
-
-
-class Fault(_Model):
-    """A fault of the machine itself raised or cleared: a jam, a motor or a sensor."""
-
-    kind: Literal["fault"] = "fault"
-    code: _named(c.FaultCode) = Field(  # type: ignore[valid-type]
-        description="jam, motor or sensor"
-    )
-    unit: Annotated[int, Field(ge=0, le=255)] = Field(
-        description="which motor or sensor (the board's own numbering)"
-    )
-    active: Annotated[int, Field(ge=0, le=1)] = Field(description="1 raised, 0 cleared")
-
-
-class State(_Model):
-    """The table's answer to a `request_state` command: where it thinks the game is."""
-
-    kind: Literal["state"] = "state"
-    phase: _named(c.Phase) = Field(  # type: ignore[valid-type]
-        description="the machine's phase"
-    )
-    tiles_left: Annotated[int, Field(ge=0, le=144)] = Field(description="tiles in the wall")
-    turn: SeatOrNone = Field(description="the seat whose turn it is, 255 unknown")
-    dealer: SeatOrNone = Field(description="the dealer's seat, 255 unknown")
-
-
-class TilesShown(_Model):
-    """Tiles a seat exposed by its own fault, seen face up outside a meld (knocked over,
-    shown): under 行牌禁制 8 such a tile may not be claimed or won on a discard."""
-
-    kind: Literal["tiles_shown"] = "tiles_shown"
-    seat: Seat = Field(description="the seat at fault")
-    tiles: TileList
-
-
-class CommandRefused(_Model):
-    """The table acknowledged a command but did not carry it out (protocol §3.6)."""
-
-    kind: Literal["command_refused"] = "command_refused"
-    command_seq: Annotated[int, Field(ge=0, le=0xFFFF)] = Field(
-        description="the refused command's link sequence number"
-    )
-    command_type: Annotated[int, Field(ge=0, le=255)] = Field(
-        description="the refused command's message type code"
-    )
-    reason: _named(c.RefusalReason) = Field(  # type: ignore[valid-type]
-        description="unknown_type, wrong_direction, bad_payload or not_now"
-    )
-
-
-class Invalid(_Model):
-    """An intact frame the catalogue refused: kept so the event numbering has no hole."""
+class Invalid(_Body):
+    """An intact frame the bridge could not read: kept so the event numbering has no hole."""
 
     kind: Literal["invalid"] = "invalid"
     type: int = Field(description="the frame's message type code")
     payload_hex: str = Field(description="the refused payload, in hex")
-    error: str = Field(description="why the catalogue refused it")
+    error: str = Field(
+        description="why the catalogue (or, for a body it accepted, the schema) refused it"
+    )
 
 
-EventBody = Annotated[
-    ShuffleStarted | ShuffleFinished | WallBuilt | DiceRolled | TileDrawn | TileDiscarded
-    | MeldExposed | FlowerRevealed | SeatButton | HandRevealed | TilesLeft | Fault | State
-    | TilesShown | CommandRefused | Invalid,
-    Field(discriminator="kind"),
-]  # fmt: skip
+EVENT_BODIES: Final[tuple[type[_Body], ...]] = (
+    ShuffleStarted, ShuffleFinished, WallBuilt, DiceRolled, TileDrawn, TileDiscarded,
+    MeldExposed, FlowerRevealed, SeatButton, HandRevealed, TilesLeft, Fault, State,
+    TilesShown, CommandRefused, Invalid,
+)  # fmt: skip
+if TYPE_CHECKING:
+    EventBody = _Body
+else:
+    EventBody = Annotated[Union[EVENT_BODIES], Field(discriminator="kind")]  # noqa: UP007
 EVENT_BODY: TypeAdapter[Any] = TypeAdapter(EventBody)
 
 
@@ -289,45 +208,36 @@ class _Command(_Model):
     transaction: Transaction | None = Field(None, description="echoed on …/set/response")
 
 
-class StartShuffle(_Command):
-    command: Literal["start_shuffle"] = "start_shuffle"
+def command_model(message: type[c.Message], **defaults: Any) -> type[_Command]:
+    """The …/set payload of a catalogue command, its fields derived like a body's."""
+    fields: dict[str, Any] = {}
+    for spec in c.field_specs(message):
+        kind, info = _field(spec)
+        if spec.name in defaults:
+            info = Field(defaults[spec.name], description=info.description)
+        fields[spec.name] = (kind, info)
+    return create_model(
+        message.__name__,
+        __base__=_Command,
+        __module__=__name__,
+        command=_tag(message.KIND),
+        **fields,
+    )
 
 
-class RaiseWall(_Command):
-    command: Literal["raise_wall"] = "raise_wall"
-
-
-class SeatLed(_Command):
-    command: Literal["seat_led"] = "seat_led"
-    seat: SeatOrAll
-    mode: _named(c.LedMode)  # type: ignore[valid-type]
-
-
-class Alert(_Command):
-    command: Literal["alert"] = "alert"
-    seat: SeatOrAll
-    code: _named(c.AlertCode)  # type: ignore[valid-type]
-    beeps: Annotated[int, Field(ge=1, le=10)] = 1
-
-
-class RequestState(_Command):
-    command: Literal["request_state"] = "request_state"
-
-
-class TimeSync(_Command):
-    command: Literal["time_sync"] = "time_sync"
-    unix_ms: Annotated[int, Field(ge=0, le=2**64 - 1)]
-
-
-Command = Annotated[
-    StartShuffle | RaiseWall | SeatLed | Alert | RequestState | TimeSync,
-    Field(discriminator="command"),
-]
+StartShuffle = command_model(c.StartShuffle)
+RaiseWall = command_model(c.RaiseWall)
+SeatLed = command_model(c.SeatLed)
+Alert = command_model(c.Alert, beeps=1)
+RequestState = command_model(c.RequestState)
+TimeSync = command_model(c.TimeSync)
+COMMANDS: Final = (StartShuffle, RaiseWall, SeatLed, Alert, RequestState, TimeSync)
+if TYPE_CHECKING:
+    Command = _Command
+else:
+    Command = Annotated[Union[COMMANDS], Field(discriminator="command")]  # noqa: UP007
 COMMAND: TypeAdapter[Any] = TypeAdapter(Command)
-COMMAND_NAMES: Final = frozenset(
-    m.model_fields["command"].default
-    for m in (StartShuffle, RaiseWall, SeatLed, Alert, RequestState, TimeSync)
-)
+COMMAND_NAMES: Final = frozenset(m.model_fields["command"].default for m in COMMANDS)
 
 
 class CommandResult(_Model):
@@ -375,7 +285,7 @@ class LinkStatus(_Model):
 
     schema_version: Literal[1] = SCHEMA_VERSION
     table: str
-    state: Literal["connecting", "handshaking", "up", "down", "version_mismatch"]
+    state: Literal["connecting", "handshaking", "up", "down", "version_mismatch", "wrong_table"]
     port: str
     since: float
     protocol_version: int | None
@@ -460,3 +370,20 @@ class Topics:
 
     def response(self, op: str) -> str:
         return f"{self.root}/bridge/response/{op}"
+
+
+# --- command outcomes (docs/protocol.md §3.10); the link's block, issue 11 ------------
+
+CommandOutcomeName = Literal["done", "refused", "unknown", "error"]
+
+
+class CommandOutcome(CommandResult):
+    """On …/set/response: what became of a command; `status` is `ok` only for `done`.
+
+    `done`: acknowledged by the controller; `refused`: it sent COMMAND_REFUSED (`reason`);
+    `unknown`: it rebooted before acknowledging; `error`: never sent (`error` says why).
+    A retry with the same `transaction` is not sent again: it gets the first outcome.
+    """
+
+    outcome: CommandOutcomeName
+    reason: str | None = None

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import logging
 import socket
+import sqlite3
 import ssl
 import time
 from collections import deque
@@ -22,13 +24,14 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import from_json
 
 from firmware_bridge.counters import Counters
-from firmware_bridge.link import HostLink, LinkDown
+from firmware_bridge.link import HostLink, LinkDown, Outcome, Tag
 from firmware_bridge.messages import (
     COMMAND,
     COMMAND_NAMES,
     BridgeError,
     BridgeRequest,
     BridgeResponse,
+    CommandOutcome,
     CommandResult,
     CountersPayload,
     LinkStatus,
@@ -90,6 +93,9 @@ class MqttSide:
         self.clock: Callable[[], float] = time.monotonic  # the refusal rate limits' clock
         self._answers = TokenBucket(ANSWER_RATE, ANSWER_BURST)
         self._reports = TokenBucket(REPORT_RATE, REPORT_BURST)
+        # commands sent and not yet resolved: tag → (command, transaction, retries waiting)
+        self._in_flight: dict[Tag, tuple[str, str | None, int]] = {}
+        self._anonymous = itertools.count()
 
     # --- called by the link (synchronous) ---------------------------------------
 
@@ -106,6 +112,21 @@ class MqttSide:
         )
         self._errors.append(error)
         self._errors_ready.set()
+
+    def command_outcome(self, tag: Tag, outcome: Outcome, detail: str) -> None:
+        """A sent command's outcome (§3.10): recorded for its transaction id, then answered."""
+        entry = self._in_flight.pop(tag, None)
+        if entry is None:
+            return
+        name, transaction, answers = entry
+        if transaction is not None:
+            try:
+                self.outbox.finish_command(transaction, outcome, detail)
+            except sqlite3.Error as exc:
+                log.error("outbox: outcome of transaction %r not recorded: %s", transaction, exc)
+        reply = _outcome(name, transaction, outcome, detail)
+        for _ in range(answers):
+            self._queue_reply(self.topics.set_response, reply)
 
     # --- the connection ---------------------------------------------------------
 
@@ -250,13 +271,14 @@ class MqttSide:
             return
         try:
             if topic == self.topics.set:
-                reply: CommandResult | BridgeResponse = self._command(raw, message.retain)
+                reply: CommandResult | BridgeResponse | None = self._command(raw, message.retain)
             else:
                 reply = self._request(op, raw, message.retain)
         except Exception as exc:  # a bug must cost one reply, never the bridge
             log.exception("message on %s: not handled", topic)
             reply = BridgeResponse(status="error", error=f"bridge: {type(exc).__name__}")
-        self._queue_reply(reply_topic, reply)
+        if reply is not None:  # None: answered with its outcome once the controller tells
+            self._queue_reply(reply_topic, reply)
 
     def _queue_reply(self, topic: str, reply: CommandResult | BridgeResponse) -> None:
         refusal = reply.status == "error"
@@ -281,8 +303,12 @@ class MqttSide:
                     _, _, refusal = self._replies.popleft()
                     self._pending_refusals -= refusal
 
-    def _command(self, raw: bytes, retained: bool = False) -> CommandResult:
-        """Validate a …/set body and queue it on the link; never raises."""
+    def _command(self, raw: bytes, retained: bool = False) -> CommandResult | None:
+        """Validate a …/set body and queue it on the link; never raises.
+
+        Returns the reply now (refused, or a transaction already known), or None: the
+        reply is the command's outcome, answered when the link reports it (§3.10).
+        """
         name, transaction = _envelope(raw)
         if name not in COMMAND_NAMES:
             name = None
@@ -299,12 +325,49 @@ class MqttSide:
             command = COMMAND.validate_json(raw)
             name = command.command
             fields = command.model_dump(exclude={"command", "transaction"})
-            self.link().send(build(command.command, fields))
+            message = build(command.command, fields)
         except ValidationError as exc:
             return self._refused(name, f"invalid command: {_detail(exc)}", transaction, raw)
-        except (LinkDown, ValueError) as exc:
+        except ValueError as exc:
             return self._refused(name, str(exc), transaction, raw)
-        return CommandResult(command=name, status="ok", transaction=transaction)
+        tag: Tag = transaction if transaction is not None else ("anonymous", next(self._anonymous))
+        if transaction is not None:
+            known = self._known_transaction(name, transaction)
+            if known is not None or transaction in self._in_flight:
+                return known
+            try:
+                self.outbox.begin_command(transaction, name)
+            except sqlite3.Error as exc:
+                return self._refused(
+                    name, f"outbox: transaction not recorded: {exc}", transaction, raw
+                )
+        self._in_flight[tag] = (name, transaction, 1)
+        try:
+            self.link().send(message, tag)
+        except (LinkDown, ValueError) as exc:
+            self._in_flight.pop(tag, None)
+            reply = self._refused(name, str(exc), transaction, raw)
+            if transaction is not None:
+                with contextlib.suppress(sqlite3.Error):
+                    self.outbox.finish_command(transaction, "error", str(exc))
+            return reply
+        return None
+
+    def _known_transaction(self, name: str | None, transaction: str) -> CommandResult | None:
+        """The answer to a retry: the recorded outcome, or None while it is in flight."""
+        if transaction in self._in_flight:
+            entry = self._in_flight[transaction]
+            self._in_flight[transaction] = (entry[0], entry[1], entry[2] + 1)
+            return None
+        record = self.outbox.command(transaction)
+        if record is None:
+            return None
+        command, outcome, detail = record
+        if outcome is None:  # in flight when the bridge stopped: gone with the process
+            outcome, detail = "unknown", "the bridge restarted before the controller answered"
+            with contextlib.suppress(sqlite3.Error):
+                self.outbox.finish_command(transaction, outcome, detail)
+        return _outcome(command or name, transaction, outcome, detail)
 
     def _refused(
         self, name: str | None, error: str, transaction: str | None, raw: bytes
@@ -315,7 +378,7 @@ class MqttSide:
             more = f" ({held} more refused since the last report)" if held else ""
             log.warning("command refused: %s%s", error, more)
             self.report_error("command", error + more, raw[:64])
-        return CommandResult(command=name, status="error", error=error, transaction=transaction)
+        return _outcome(name, transaction, "error", error)
 
     def _request(self, op: str, raw: bytes, retained: bool = False) -> BridgeResponse:
         _, transaction = _envelope(raw)
@@ -356,6 +419,22 @@ class MqttSide:
         else:
             return refuse(f"op: unknown bridge operation {op!r} (status, counters, resync, replay)")
         return BridgeResponse(status="ok", data=data, transaction=transaction)
+
+
+def _outcome(
+    name: str | None, transaction: str | None, outcome: str, detail: str
+) -> CommandOutcome:
+    """The …/set/response of an outcome: `ok` for done, else `error` with the reason."""
+    if outcome == "done":
+        return CommandOutcome(command=name, status="ok", outcome="done", transaction=transaction)
+    return CommandOutcome(
+        command=name,
+        status="error",
+        outcome=outcome,
+        error=detail if outcome in ("error", "unknown") else f"refused by the controller: {detail}",
+        reason=detail if outcome == "refused" else None,
+        transaction=transaction,
+    )
 
 
 def _reraise_if_cancelling(exc: BaseException) -> None:

@@ -37,11 +37,19 @@ CREATE TABLE IF NOT EXISTS link_session (
     boot_id INTEGER NOT NULL,
     last_seq INTEGER NOT NULL
 );
+CREATE TABLE IF NOT EXISTS commands (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    txn TEXT NOT NULL UNIQUE,
+    command TEXT,
+    outcome TEXT,
+    detail TEXT NOT NULL DEFAULT ''
+);
 CREATE TABLE IF NOT EXISTS outbox_state (
     id INTEGER PRIMARY KEY CHECK (id = 1),
     open INTEGER NOT NULL
 );
 """
+COMMANDS_KEPT = 1000  # transaction ids remembered, so a retry is never sent twice (§3.10)
 WAL_MAGIC = (0x377F0682, 0x377F0683)  # checksums little-endian, big-endian
 
 
@@ -181,6 +189,29 @@ class Outbox:
             )
         self.depth += cur.rowcount
         return int(cur.rowcount)
+
+    def command(self, txn: str) -> tuple[str | None, str | None, str] | None:
+        """(command, outcome or None while in flight, detail) of a transaction id, if kept."""
+        row = self._db.execute(
+            "SELECT command, outcome, detail FROM commands WHERE txn = ?", (txn,)
+        ).fetchone()
+        return None if row is None else (row[0], row[1], str(row[2]))
+
+    def begin_command(self, txn: str, command: str | None) -> None:
+        """Remember a transaction id before its command is sent; keeps the last 1,000."""
+        with self._tx():
+            self._db.execute("INSERT INTO commands (txn, command) VALUES (?, ?)", (txn, command))
+            self._db.execute(
+                "DELETE FROM commands WHERE id <= (SELECT MAX(id) FROM commands) - ?",
+                (COMMANDS_KEPT,),
+            )
+
+    def finish_command(self, txn: str, outcome: str, detail: str = "") -> None:
+        """Record a transaction's outcome (a retry with its id is answered with it)."""
+        with self._tx():
+            self._db.execute(
+                "UPDATE commands SET outcome = ?, detail = ? WHERE txn = ?", (outcome, detail, txn)
+            )
 
     def close(self) -> None:
         """Mark a clean stop (SQLite then checkpoints and removes the WAL) and close."""

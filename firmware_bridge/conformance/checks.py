@@ -2,8 +2,7 @@
 
 A check raises `Failed` naming the rule and what the device did instead; `Manual`
 when it needs a hand on the board that this run does not have. `since` marks rules
-settled in issue 11 that older firmware (and, until the change lands, the reference
-`DeviceSession`) may not follow yet: they fail like any other rule.
+settled in issue 11 that older firmware may not follow yet: they fail like any other rule.
 """
 
 from __future__ import annotations
@@ -166,7 +165,7 @@ def commands(h: ScriptedHost, board: Board) -> None:
     for message in every:
         seq, sent = h.command(message)
         h.expect_ack(seq, sent)
-    state = h.expect("STATE answering REQUEST_STATE", is_type(c.State), ANSWER)
+    state = h.expect_state(sent)
     h.settle()
     if state not in h.events:
         raise Failed(f"STATE was not the next event in order: {describe_frame(state.frame)}")

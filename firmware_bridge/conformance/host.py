@@ -191,8 +191,15 @@ class ScriptedHost:
         """REQUEST_STATE acknowledged at once; returns its number and the STATE event."""
         seq, sent = self.command(c.RequestState())
         self.expect_ack(seq, sent)
-        state = self.expect("STATE answering REQUEST_STATE", is_type(c.State), ANSWER, since=sent)
-        return seq, state
+        return seq, self.expect_state(sent)
+
+    def expect_state(self, since: float) -> Received:
+        """The STATE answering a REQUEST_STATE sent at `since`, in order (it may have come
+        already, carrying the command's ack: §3.3 lets any frame acknowledge)."""
+        for got in self.events:
+            if got.t >= since and got.type == c.State.TYPE:
+                return got
+        return self.expect("STATE answering REQUEST_STATE", is_type(c.State), ANSWER, since=since)
 
     def expect_ack(self, seq: int, sent: float) -> Received:
         """Any frame whose `ack` covers command `seq`, within the ACK delay (§3.3)."""

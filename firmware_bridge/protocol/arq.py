@@ -17,7 +17,6 @@ WINDOW = 8
 RTO_INITIAL = 0.1
 RTO_MAX = 2.0
 NAK_INTERVAL = 0.05
-RESEND_GUARD = 0.02
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,7 +50,6 @@ class Sender:
         self.outstanding: deque[tuple[int, Message]] = deque()
         self.rto = self.timing.rto_initial
         self.timer = 0.0
-        self.last_resend = float("-inf")
         self.retransmits = 0
 
     @property
@@ -90,11 +88,13 @@ class Sender:
         return released
 
     def on_nak(self, expected: int, now: float) -> list[tuple[int, Message]]:
-        """Release before `expected`, then what to resend now (empty if just resent)."""
+        """Release before `expected`, then resend the rest at once, every time (§3.5).
+
+        The resend restarts the timer and leaves RTO alone: only a timeout doubles it.
+        The receiver's one NAK per `expected` per 50 ms is the only brake (bench/nak_guard.py).
+        """
         self.on_ack((expected - 1) % SEQ_MOD, now)
-        if not self.outstanding or now - self.last_resend < RESEND_GUARD:
-            return []
-        return self._resend_all(now)
+        return self.resend_all(now)
 
     def resend_all(self, now: float) -> list[tuple[int, Message]]:
         """Everything outstanding, oldest first (after a WELCOME)."""
@@ -117,7 +117,6 @@ class Sender:
 
     def _resend_all(self, now: float) -> list[tuple[int, Message]]:
         self.timer = now
-        self.last_resend = now
         self.retransmits += len(self.outstanding)
         return list(self.outstanding)
 

@@ -1,8 +1,11 @@
 """The message catalogue: one frozen dataclass per message type (docs/protocol.md §5-§7).
 
 Each class knows its type code, its `kind` name (also the JSON name on MQTT) and how to
-pack and unpack its payload. Construction validates every field, so a message that
-exists is a message the wire can carry.
+pack and unpack its payload. Each field's annotation is its one definition: its range
+(`Range`), its enum or its tile count (`Count`), and its description. Construction checks
+every field against it, so a message that exists is a message the wire can carry, and
+the MQTT event bodies (firmware_bridge/messages.py) are derived from the same
+annotations (`field_specs`).
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ import struct
 from collections.abc import Mapping
 from dataclasses import astuple, dataclass, fields
 from enum import IntEnum
-from typing import Any, ClassVar, Self, get_type_hints
+from typing import Annotated, Any, ClassVar, Self, get_args, get_origin, get_type_hints
 
 from firmware_bridge.protocol.errors import MalformedPayload, UnknownType
 from firmware_bridge.protocol.frame import MAX_PAYLOAD, Frame
@@ -110,25 +113,110 @@ _MELD_SIZE = {
 }
 
 
+# --- field annotations: the one definition of each field ----------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Range:
+    """An integer's legal values: `low`..`high`, or the sentinel `also` (NO_SEAT)."""
+
+    low: int
+    high: int
+    also: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Count:
+    """A tile list's legal length."""
+
+    low: int
+    high: int
+
+
+# A plain string in a field's annotation is its description (the last one wins).
+U8 = Annotated[int, Range(0, 0xFF)]
+U16 = Annotated[int, Range(0, 0xFFFF)]
+U32 = Annotated[int, Range(0, 0xFFFFFFFF)]
+U64 = Annotated[int, Range(0, 2**64 - 1)]
+Seat = Annotated[int, Range(0, 3), "physical seat 0-3 (protocol §4.1)"]
+SeatOrNone = Annotated[int, Range(0, 3, also=NO_SEAT), "0-3, or 255 for none"]
+SeatOrAll = Annotated[int, Range(0, 3, also=NO_SEAT), "0-3, or 255 for all seats"]
+TileId = Annotated[int, Range(0, TILE_COUNT - 1), "physical tile id, id // 4 = kind"]
+FlowerId = Annotated[int, Range(136, 143), "136-143: h1-h8, 春 夏 秋 冬 梅 蘭 菊 竹"]
+Stacks = Annotated[int, Range(0, 36), "墩 in the wall in front of a seat"]
+Die = Annotated[int, Range(1, 6), "one die"]
+TileTotal = Annotated[int, Range(0, TILE_COUNT), "tiles in the wall"]
+HandTiles = Annotated[tuple[TileId, ...], Count(1, MAX_HAND_TILES), "1 to 24 tile ids"]
+
+
 def _check(name: str, value: int, low: int, high: int) -> None:
     if not low <= value <= high:
         raise ValueError(f"{name}: {value} out of range {low}..{high}")
 
 
-def _tile(name: str, value: int) -> None:
-    _check(name, value, 0, TILE_COUNT - 1)
+@dataclass(frozen=True, slots=True)
+class FieldSpec:
+    """One payload field as its annotation declares it: what the codec checks and what
+    the MQTT schema (firmware_bridge/messages.py) is derived from."""
+
+    name: str
+    type: type[int]  # int or an IntEnum; of each item when `count` is set
+    range: Range | None  # an int's (each tile's) legal values; None for an enum
+    count: Count | None  # a tile list's length; None for a single value
+    description: str
+
+    def check(self, value: Any) -> Any:
+        """The value as stored (an enum member, a tuple); ValueError names field and value."""
+        if self.count is None:
+            return self._one(self.name, value)
+        items = tuple(value)
+        _check("tile count", len(items), self.count.low, self.count.high)
+        return tuple(self._one(f"{self.name}[{i}]", item) for i, item in enumerate(items))
+
+    def _one(self, name: str, value: Any) -> Any:
+        if self.range is None:
+            try:
+                return self.type(value)
+            except ValueError:
+                raise ValueError(f"{name}: {value!r} is not a {self.type.__name__}") from None
+        if value != self.range.also:
+            _check(name, value, self.range.low, self.range.high)
+        return value
 
 
-def _seat(name: str, value: int) -> None:
-    _check(name, value, 0, 3)
+def _unwrap(hint: Any) -> tuple[Any, tuple[Any, ...]]:
+    if get_origin(hint) is Annotated:
+        base, *meta = get_args(hint)
+        return base, tuple(meta)
+    return hint, ()
 
 
-def _enum(obj: object, name: str, enum: type[IntEnum]) -> None:
-    value = getattr(obj, name)
-    try:
-        object.__setattr__(obj, name, enum(value))
-    except ValueError:
-        raise ValueError(f"{name}: {value!r} is not a {enum.__name__}") from None
+def _spec(name: str, hint: Any) -> FieldSpec:
+    base, meta = _unwrap(hint)
+    texts = [m for m in meta if isinstance(m, str)]
+    count = next((m for m in meta if isinstance(m, Count)), None)
+    if count is not None:
+        if get_origin(base) is not tuple:
+            raise TypeError(f"{name}: a Count on {base!r}, not a tuple")
+        base, meta = _unwrap(get_args(base)[0])
+    found = next((m for m in meta if isinstance(m, Range)), None)
+    if isinstance(base, type) and issubclass(base, IntEnum):
+        found = None
+    elif base is not int or found is None:
+        raise TypeError(f"{name}: {hint!r} is neither an IntEnum nor an int with a Range")
+    return FieldSpec(name, base, found, count, texts[-1] if texts else "")
+
+
+_SPECS: dict[type, tuple[FieldSpec, ...]] = {}
+
+
+def field_specs(cls: type[Message]) -> tuple[FieldSpec, ...]:
+    """A message class's fields in payload order, read from their annotations (cached)."""
+    specs = _SPECS.get(cls)
+    if specs is None:
+        hints = get_type_hints(cls, include_extras=True)
+        specs = _SPECS[cls] = tuple(_spec(f.name, hints[f.name]) for f in fields(cls))
+    return specs
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +228,14 @@ class Message:
     DIRECTION: ClassVar[Direction] = Direction.EVENT
     SEQUENCED: ClassVar[bool] = True
     FORMAT: ClassVar[str] = "<"
+
+    def __post_init__(self) -> None:
+        for spec in field_specs(type(self)):
+            object.__setattr__(self, spec.name, spec.check(getattr(self, spec.name)))
+        self.check_across()
+
+    def check_across(self) -> None:
+        """The checks one field's annotation cannot say (none here); ValueError if broken."""
 
     def pack(self) -> bytes:
         """The payload bytes of this message."""
@@ -183,21 +279,13 @@ class Hello(Message):
     DIRECTION = Direction.LINK
     SEQUENCED = False
     FORMAT = "<BBBBHIH"
-    protocol_version: int
-    fw_major: int
-    fw_minor: int
-    fw_patch: int
-    table_id: int
-    boot_id: int
-    next_seq: int
-
-    def __post_init__(self) -> None:
-        _check("protocol_version", self.protocol_version, 0, 255)
-        for name in ("fw_major", "fw_minor", "fw_patch"):
-            _check(name, getattr(self, name), 0, 255)
-        _check("table_id", self.table_id, 0, 0xFFFF)
-        _check("boot_id", self.boot_id, 0, 0xFFFFFFFF)
-        _check("next_seq", self.next_seq, 0, 0xFFFF)
+    protocol_version: U8
+    fw_major: U8
+    fw_minor: U8
+    fw_patch: U8
+    table_id: U16
+    boot_id: U32
+    next_seq: U16
 
     @property
     def firmware_version(self) -> str:
@@ -213,14 +301,9 @@ class Welcome(Message):
     DIRECTION = Direction.LINK
     SEQUENCED = False
     FORMAT = "<BBH"
-    protocol_version: int
+    protocol_version: U8
     result: HelloResult
-    next_seq: int
-
-    def __post_init__(self) -> None:
-        _check("protocol_version", self.protocol_version, 0, 255)
-        _enum(self, "result", HelloResult)
-        _check("next_seq", self.next_seq, 0, 0xFFFF)
+    next_seq: U16
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,10 +335,7 @@ class Nak(Message):
     DIRECTION = Direction.LINK
     SEQUENCED = False
     FORMAT = "<H"
-    expected: int
-
-    def __post_init__(self) -> None:
-        _check("expected", self.expected, 0, 0xFFFF)
+    expected: U16
 
 
 @dataclass(frozen=True, slots=True)
@@ -267,110 +347,104 @@ class Heartbeat(Message):
     DIRECTION = Direction.LINK
     SEQUENCED = False
     FORMAT = "<I"
-    uptime_ms: int
-
-    def __post_init__(self) -> None:
-        _check("uptime_ms", self.uptime_ms, 0, 0xFFFFFFFF)
+    uptime_ms: U32
 
 
 # --- events, device→host (sequenced) ------------------------------------------------
+# Each docstring and description says what the table's sensors saw: the MQTT bodies and
+# docs/events.md are generated from them.
 
 
 @dataclass(frozen=True, slots=True)
 class ShuffleStarted(Message):
+    """The table started shuffling: the last hand's tiles went into the machine."""
+
     TYPE = 0x10
     KIND = "shuffle_started"
 
 
 @dataclass(frozen=True, slots=True)
 class ShuffleFinished(Message):
+    """The machine finished shuffling; the walls rise next."""
+
     TYPE = 0x11
     KIND = "shuffle_finished"
 
 
 @dataclass(frozen=True, slots=True)
 class WallBuilt(Message):
-    """Stacks (墩) per side, side i in front of seat i; 18 each on a full wall."""
+    """The four walls rose: the stacks (墩) in front of each seat, 18 each for 144 tiles."""
 
     TYPE = 0x12
     KIND = "wall_built"
     FORMAT = "<BBBB"
-    stacks_0: int
-    stacks_1: int
-    stacks_2: int
-    stacks_3: int
-
-    def __post_init__(self) -> None:
-        for i in range(4):
-            _check(f"stacks_{i}", getattr(self, f"stacks_{i}"), 0, 36)
+    stacks_0: Annotated[Stacks, "墩 in the wall in front of seat 0"]
+    stacks_1: Annotated[Stacks, "墩 in front of seat 1"]
+    stacks_2: Annotated[Stacks, "墩 in front of seat 2"]
+    stacks_3: Annotated[Stacks, "墩 in front of seat 3"]
 
 
 @dataclass(frozen=True, slots=True)
 class DiceRolled(Message):
+    """The dice were thrown: to seat the players (搬風), choose the dealer (定莊), or deal
+    (the total counts the 開門位, where the wall opens)."""
+
     TYPE = 0x13
     KIND = "dice_rolled"
     FORMAT = "<BBBB"
-    roll: DiceRoll
-    die_1: int
-    die_2: int
-    die_3: int
-
-    def __post_init__(self) -> None:
-        _enum(self, "roll", DiceRoll)
-        for i in (1, 2, 3):
-            _check(f"die_{i}", getattr(self, f"die_{i}"), 1, 6)
+    roll: Annotated[DiceRoll, "which roll: seating (搬風), dealer (定莊) or deal"]
+    die_1: Die
+    die_2: Die
+    die_3: Die
 
 
 @dataclass(frozen=True, slots=True)
 class TileDrawn(Message):
+    """A tile taken from the wall: `end` front for a turn's draw or the deal, back (槓尾)
+    for a flower or kong replacement."""
+
     TYPE = 0x14
     KIND = "tile_drawn"
     FORMAT = "<BBB"
-    seat: int
-    tile: int
-    end: End
-
-    def __post_init__(self) -> None:
-        _seat("seat", self.seat)
-        _tile("tile", self.tile)
-        _enum(self, "end", End)
+    seat: Annotated[Seat, "the seat that took it"]
+    tile: TileId
+    end: Annotated[End, "front: the live end; back: the 槓尾 (replacements)"]
 
 
 @dataclass(frozen=True, slots=True)
 class TileDiscarded(Message):
+    """A tile a seat discarded face up into the middle of the table."""
+
     TYPE = 0x15
     KIND = "tile_discarded"
     FORMAT = "<BB"
-    seat: int
-    tile: int
-
-    def __post_init__(self) -> None:
-        _seat("seat", self.seat)
-        _tile("tile", self.tile)
+    seat: Annotated[Seat, "the discarder"]
+    tile: TileId
 
 
 @dataclass(frozen=True, slots=True)
 class MeldExposed(Message):
-    """`from_seat` is the discarder for chow/pong/exposed kong, 0xFF otherwise."""
+    """A meld laid face up: a 吃, 碰 or 碰槓 claiming a discard, or a 加槓 or 暗槓 made from
+    the seat's own tiles (every kong then draws a replacement from the 槓尾)."""
 
     TYPE = 0x16
     KIND = "meld_exposed"
-    seat: int
-    meld: MeldKind
-    from_seat: int
-    tiles: tuple[int, ...]
+    seat: Annotated[Seat, "the seat that exposes it"]
+    meld: Annotated[
+        MeldKind,
+        "chow 吃, pong 碰, kong_exposed 碰槓/明槓, kong_added 加槓, kong_concealed 暗槓",
+    ]
+    from_seat: Annotated[SeatOrNone, "the discarder for chow, pong and kong_exposed; 255 otherwise"]
+    tiles: Annotated[
+        tuple[TileId, ...],
+        Count(3, 4),
+        "3 for chow and pong, 4 for kongs, the claimed tile included",
+    ]
 
-    def __post_init__(self) -> None:
-        _seat("seat", self.seat)
-        _enum(self, "meld", MeldKind)
-        object.__setattr__(self, "tiles", tuple(self.tiles))
-        if self.from_seat != NO_SEAT:
-            _seat("from_seat", self.from_seat)
+    def check_across(self) -> None:
         size = _MELD_SIZE[self.meld]
         if len(self.tiles) != size:
             raise ValueError(f"tiles: {self.meld.name} needs {size} tiles, got {len(self.tiles)}")
-        for i, tile in enumerate(self.tiles):
-            _tile(f"tiles[{i}]", tile)
 
     def pack(self) -> bytes:
         return _tiles_payload(bytes([self.seat, self.meld, self.from_seat]), self.tiles)
@@ -383,43 +457,34 @@ class MeldExposed(Message):
 
 @dataclass(frozen=True, slots=True)
 class FlowerRevealed(Message):
+    """A flower (花牌) laid face up, at the 補花 or when drawn in play; its replacement
+    comes from the 槓尾."""
+
     TYPE = 0x17
     KIND = "flower_revealed"
     FORMAT = "<BB"
-    seat: int
-    tile: int
-
-    def __post_init__(self) -> None:
-        _seat("seat", self.seat)
-        _check("tile", self.tile, 136, 143)
+    seat: Seat
+    tile: FlowerId
 
 
 @dataclass(frozen=True, slots=True)
 class SeatButton(Message):
+    """A seat pressed one of its buttons: 胡 win, 聽 ready (天聽/地聽), 碰, 吃, 槓, 過 pass
+    (also declining the 海底 draw). A claim that loses on priority is the button alone."""
+
     TYPE = 0x18
     KIND = "seat_button"
     FORMAT = "<BB"
-    seat: int
-    button: Button
-
-    def __post_init__(self) -> None:
-        _seat("seat", self.seat)
-        _enum(self, "button", Button)
+    seat: Seat
+    button: Annotated[Button, "win 胡, ready 聽, pong 碰, chow 吃, kong 槓, pass 過"]
 
 
 @dataclass(frozen=True, slots=True)
 class _SeatTiles(Message):
     """A seat and a list of 1 to 24 tile ids: the shape HAND_REVEALED and TILES_SHOWN share."""
 
-    seat: int
-    tiles: tuple[int, ...]
-
-    def __post_init__(self) -> None:
-        _seat("seat", self.seat)
-        object.__setattr__(self, "tiles", tuple(self.tiles))
-        _check("tile count", len(self.tiles), 1, MAX_HAND_TILES)
-        for i, tile in enumerate(self.tiles):
-            _tile(f"tiles[{i}]", tile)
+    seat: Seat
+    tiles: HandTiles
 
     def pack(self) -> bytes:
         return _tiles_payload(bytes([self.seat]), self.tiles)
@@ -432,88 +497,74 @@ class _SeatTiles(Message):
 
 @dataclass(frozen=True, slots=True)
 class HandRevealed(_SeatTiles):
-    """A winner's tiles as the table's sensors read them, 1 to 24 tiles."""
+    """The winner's concealed tiles laid down after 胡, the winning tile included, as
+    the sensors read them."""
 
     TYPE = 0x19
     KIND = "hand_revealed"
+    seat: Annotated[Seat, "the winner"]
 
 
 @dataclass(frozen=True, slots=True)
 class TilesLeft(Message):
+    """The table's own count of the tiles still in the wall (the 16-tile reserve
+    included); checked against the mirror's count."""
+
     TYPE = 0x1A
     KIND = "tiles_left"
     FORMAT = "<B"
-    count: int
-
-    def __post_init__(self) -> None:
-        _check("count", self.count, 0, TILE_COUNT)
+    count: TileTotal
 
 
 @dataclass(frozen=True, slots=True)
 class Fault(Message):
-    """`unit` says which motor or sensor; `active` 1 when raised, 0 when cleared."""
+    """A fault of the machine itself raised or cleared: a jam, a motor or a sensor."""
 
     TYPE = 0x1B
     KIND = "fault"
     FORMAT = "<BBB"
-    code: FaultCode
-    unit: int
-    active: int
-
-    def __post_init__(self) -> None:
-        _enum(self, "code", FaultCode)
-        _check("unit", self.unit, 0, 255)
-        _check("active", self.active, 0, 1)
+    code: Annotated[FaultCode, "jam, motor or sensor"]
+    unit: Annotated[U8, "which motor or sensor (the board's own numbering)"]
+    active: Annotated[int, Range(0, 1), "1 raised, 0 cleared"]
 
 
 @dataclass(frozen=True, slots=True)
 class State(Message):
-    """Answer to REQUEST_STATE; `turn` and `dealer` are 0xFF when not known."""
+    """The table's answer to a `request_state` command: where it thinks the game is."""
 
     TYPE = 0x1C
     KIND = "state"
     FORMAT = "<BBBB"
-    phase: Phase
-    tiles_left: int
-    turn: int
-    dealer: int
-
-    def __post_init__(self) -> None:
-        _enum(self, "phase", Phase)
-        _check("tiles_left", self.tiles_left, 0, TILE_COUNT)
-        for name in ("turn", "dealer"):
-            if getattr(self, name) != NO_SEAT:
-                _seat(name, getattr(self, name))
+    phase: Annotated[Phase, "the machine's phase"]
+    tiles_left: TileTotal
+    turn: Annotated[SeatOrNone, "the seat whose turn it is, 255 unknown"]
+    dealer: Annotated[SeatOrNone, "the dealer's seat, 255 unknown"]
 
 
 @dataclass(frozen=True, slots=True)
 class TilesShown(_SeatTiles):
-    """Tiles a seat exposed by its own fault, face up outside a meld, 1 to 24 tiles.
+    """Tiles a seat exposed by its own fault, seen face up outside a meld (knocked over,
+    shown): under 行牌禁制 8 such a tile may not be claimed or won on a discard.
 
-    Its own type, not a HAND_REVEALED: such a tile may not be claimed or won on a
-    discard (taiwan16.md 行牌禁制 8), while a revealed hand ends the hand.
+    Its own type, not a HAND_REVEALED, since a revealed hand ends the hand.
     """
 
     TYPE = 0x1D
     KIND = "tiles_shown"
+    seat: Annotated[Seat, "the seat at fault"]
 
 
 @dataclass(frozen=True, slots=True)
 class CommandRefused(Message):
-    """A command the device acknowledged but did not carry out (§3.6, §6.14): the host
-    learns the outcome instead of guessing from a silence."""
+    """The table acknowledged a command but did not carry it out (protocol §3.6, §6.14):
+    the host learns the outcome instead of guessing from a silence."""
 
     TYPE = 0x1E
     KIND = "command_refused"
     FORMAT = "<HBB"
-    command_seq: int
-    command_type: int
-    reason: RefusalReason
-
-    def __post_init__(self) -> None:
-        _check("command_seq", self.command_seq, 0, 0xFFFF)
-        _check("command_type", self.command_type, 0, 255)
-        _enum(self, "reason", RefusalReason)
+    command_seq: Annotated[U16, "the refused command's link sequence number"]
+    command_type: Annotated[U8, "the refused command's message type code"]
+    reason: Annotated[RefusalReason, "unknown_type, wrong_direction, bad_payload or not_now"]
 
 
 # --- commands, host→device (sequenced) ----------------------------------------------
@@ -541,13 +592,8 @@ class SeatLed(Message):
     KIND = "seat_led"
     DIRECTION = Direction.COMMAND
     FORMAT = "<BB"
-    seat: int
+    seat: SeatOrAll
     mode: LedMode
-
-    def __post_init__(self) -> None:
-        if self.seat != NO_SEAT:
-            _seat("seat", self.seat)
-        _enum(self, "mode", LedMode)
 
 
 @dataclass(frozen=True, slots=True)
@@ -558,15 +604,9 @@ class Alert(Message):
     KIND = "alert"
     DIRECTION = Direction.COMMAND
     FORMAT = "<BBB"
-    seat: int
+    seat: SeatOrAll
     code: AlertCode
-    beeps: int
-
-    def __post_init__(self) -> None:
-        if self.seat != NO_SEAT:
-            _seat("seat", self.seat)
-        _enum(self, "code", AlertCode)
-        _check("beeps", self.beeps, 1, 10)
+    beeps: Annotated[int, Range(1, 10)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -584,10 +624,7 @@ class TimeSync(Message):
     KIND = "time_sync"
     DIRECTION = Direction.COMMAND
     FORMAT = "<Q"
-    unix_ms: int
-
-    def __post_init__(self) -> None:
-        _check("unix_ms", self.unix_ms, 0, 2**64 - 1)
+    unix_ms: U64
 
 
 CATALOGUE: tuple[type[Message], ...] = (

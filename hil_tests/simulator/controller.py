@@ -14,6 +14,7 @@ import time
 from collections import Counter, deque
 from pathlib import Path
 
+from firmware_bridge.protocol import catalogue as c
 from firmware_bridge.protocol.arq import Timing
 from firmware_bridge.protocol.catalogue import Message
 from firmware_bridge.protocol.device_session import DeviceSession
@@ -48,6 +49,8 @@ class Controller:
         self.session = self._session(boot_id)
         self.boots = [boot_id]
         self.received: list[Message] = []  # commands from the host, in order
+        # what STATE answers to REQUEST_STATE (§6.12); a table simulation may keep it current
+        self.state = c.State(c.Phase.IDLE, 144, c.NO_SEAT, c.NO_SEAT)
         self._held: deque[bytes] = deque()
         self._release_at = 0.0
         self._task: asyncio.Task[None] | None = None
@@ -144,7 +147,10 @@ class Controller:
     def _on_data(self, data: bytes) -> None:
         self.session.receive(self._corrupt(data), time.monotonic())
         while self.session.commands:
-            self.received.append(self.session.commands.popleft())
+            command = self.session.commands.popleft()
+            self.received.append(command)
+            if isinstance(command, c.RequestState):
+                self.session.emit(self.state)
         self._pump()
 
     async def _ticker(self) -> None:

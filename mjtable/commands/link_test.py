@@ -18,11 +18,8 @@ from pathlib import Path
 from types import TracebackType
 
 from firmware_bridge.conformance import CHECKS, Board, PortError, Result, run_suite, select
-from firmware_bridge.protocol import catalogue as c
 from firmware_bridge.protocol.arq import Timing
 from hil_tests.simulator.controller import PtyController
-
-SIM_STATE = c.State(c.Phase.IDLE, 144, c.NO_SEAT, c.NO_SEAT)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -98,27 +95,11 @@ def _prompt_reset() -> None:
     print("link-test: press the board's reset button now (waiting 30 s)", file=sys.stderr)
 
 
-class StateAnsweringController(PtyController):
-    """The simulator's controller, answering REQUEST_STATE with STATE as §6.12 says.
-
-    Remove once the simulator's Controller answers REQUEST_STATE itself (issue 11).
-    """
-
-    def _on_data(self, data: bytes) -> None:
-        before = len(self.received)
-        super()._on_data(data)
-        asked = [m for m in self.received[before:] if isinstance(m, c.RequestState)]
-        for _ in asked:
-            self.emit(SIM_STATE)
-        if asked:
-            self._pump()
-
-
 ControllerFactory = Callable[[Path, Timing], PtyController]
 
 
 def _default_controller(port: Path, timing: Timing) -> PtyController:
-    return StateAnsweringController(port, 0x5100, timing=timing, tick=0.002)
+    return PtyController(port, 0x5100, timing=timing, tick=0.002)
 
 
 class SimBoard:

@@ -27,6 +27,8 @@ _BY_NAME: dict[str, st.SearchStrategy[Any]] = {
     "expected": st.integers(0, 0xFFFF),
     "uptime_ms": st.integers(0, 0xFFFFFFFF),
     "unix_ms": st.integers(0, 2**64 - 1),
+    "command_seq": st.integers(0, 0xFFFF),
+    "command_type": st.integers(0, 255),
 }
 
 

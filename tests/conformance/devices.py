@@ -10,7 +10,6 @@ from firmware_bridge.protocol.catalogue import Message
 from firmware_bridge.protocol.device_session import DeviceSession
 from firmware_bridge.protocol.frame import SEQ_MOD
 from hil_tests.simulator.controller import FIRMWARE, PtyController
-from mjtable.commands.link_test import StateAnsweringController
 
 
 class NeverNaks(DeviceSession):
@@ -75,7 +74,7 @@ SESSIONS: dict[str, type[DeviceSession]] = {
 def broken(name: str) -> type[PtyController]:
     session_class = SESSIONS[name]
 
-    class Broken(StateAnsweringController):
+    class Broken(PtyController):
         def _session(self, boot_id: int) -> DeviceSession:
             import time
 
@@ -93,7 +92,7 @@ def make(name: str | None, rto: float | None = None):  # type: ignore[no-untyped
     def factory(port: Path, timing: Timing) -> PtyController:
         if rto is not None:
             timing = Timing(rto_initial=rto)
-        cls = StateAnsweringController if name is None else broken(name)
+        cls = PtyController if name is None else broken(name)
         return cls(port, 0x5100, timing=timing, tick=0.002)
 
     return factory

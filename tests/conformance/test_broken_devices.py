@@ -20,7 +20,7 @@ from .devices import make
         ("never_naks", "gaps", "NAK("),
         ("runs_duplicates", "duplicates", "was acted on"),
         ("miscounts_acks", "link_down", "event"),
-        ("bad_crc", "commands", "STATE"),
+        ("bad_crc", "commands", "ack of command"),  # its STATE carries the ack, CRC bad
     ],
 )
 def test_broken_device_fails_its_check(tmp_path: Path, device: str, check: str, says: str) -> None:
