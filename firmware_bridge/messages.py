@@ -240,13 +240,24 @@ COMMAND: TypeAdapter[Any] = TypeAdapter(Command)
 COMMAND_NAMES: Final = frozenset(m.model_fields["command"].default for m in COMMANDS)
 
 
+CommandOutcomeName = Literal["done", "refused", "unknown", "error"]
+
+
 class CommandResult(_Model):
-    """On …/set/response: `ok` once the command is queued on a live link."""
+    """On …/set/response: what became of a command (docs/protocol.md §3.10); `status` is
+    `ok` only for `done`.
+
+    `done`: acknowledged by the controller; `refused`: it sent COMMAND_REFUSED (`reason`);
+    `unknown`: it rebooted before acknowledging; `error`: never sent (`error` says why).
+    A retry with the same `transaction` is not sent again: it gets the first outcome.
+    """
 
     schema_version: Literal[1] = SCHEMA_VERSION
     command: str | None
     status: Literal["ok", "error"]
+    outcome: CommandOutcomeName
     error: str | None = None
+    reason: str | None = None
     transaction: str | None = None
 
 
@@ -370,20 +381,3 @@ class Topics:
 
     def response(self, op: str) -> str:
         return f"{self.root}/bridge/response/{op}"
-
-
-# --- command outcomes (docs/protocol.md §3.10); the link's block, issue 11 ------------
-
-CommandOutcomeName = Literal["done", "refused", "unknown", "error"]
-
-
-class CommandOutcome(CommandResult):
-    """On …/set/response: what became of a command; `status` is `ok` only for `done`.
-
-    `done`: acknowledged by the controller; `refused`: it sent COMMAND_REFUSED (`reason`);
-    `unknown`: it rebooted before acknowledging; `error`: never sent (`error` says why).
-    A retry with the same `transaction` is not sent again: it gets the first outcome.
-    """
-
-    outcome: CommandOutcomeName
-    reason: str | None = None

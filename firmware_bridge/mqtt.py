@@ -12,7 +12,6 @@ import itertools
 import logging
 import socket
 import sqlite3
-import ssl
 import time
 from collections import deque
 from collections.abc import Callable
@@ -31,7 +30,6 @@ from firmware_bridge.messages import (
     BridgeError,
     BridgeRequest,
     BridgeResponse,
-    CommandOutcome,
     CommandResult,
     CountersPayload,
     LinkStatus,
@@ -132,16 +130,8 @@ class MqttSide:
 
     def _client_for(self) -> aiomqtt.Client:
         s = self.settings
-        host, port, tls = s.broker
+        host, port, _tls = s.broker
         user, password = s.credentials
-        tls_params = None
-        if tls:
-            tls_params = aiomqtt.TLSParameters(
-                ca_certs=str(s.mqtt_ca_file) if s.mqtt_ca_file else None,
-                certfile=str(s.mqtt_cert_file) if s.mqtt_cert_file else None,
-                keyfile=str(s.mqtt_key_file) if s.mqtt_key_file else None,
-                cert_reqs=ssl.CERT_REQUIRED,
-            )
         client = aiomqtt.Client(
             host,
             port,
@@ -152,8 +142,7 @@ class MqttSide:
             clean_session=True,
             keepalive=10,
             timeout=10,
-            tls_params=tls_params,
-            tls_insecure=s.mqtt_tls_insecure if tls else None,
+            **s.tls_options(),
         )
         # the outbox publishes a batch at once on purpose; aiomqtt warns above 10
         client.pending_calls_threshold = BATCH + 20
@@ -423,11 +412,11 @@ class MqttSide:
 
 def _outcome(
     name: str | None, transaction: str | None, outcome: str, detail: str
-) -> CommandOutcome:
+) -> CommandResult:
     """The …/set/response of an outcome: `ok` for done, else `error` with the reason."""
     if outcome == "done":
-        return CommandOutcome(command=name, status="ok", outcome="done", transaction=transaction)
-    return CommandOutcome(
+        return CommandResult(command=name, status="ok", outcome="done", transaction=transaction)
+    return CommandResult(
         command=name,
         status="error",
         outcome=outcome,
