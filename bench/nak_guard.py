@@ -87,7 +87,25 @@ class ResentGuard(Sender):
         return self._resend_all(now)
 
 
-class DoublingNak(Sender):
+class LastResendGuard(Sender):
+    """The code before issue 11: ignore a NAK if any full resend happened < 20 ms ago."""
+
+    def __init__(self, next_seq: int, timing: Timing) -> None:
+        super().__init__(next_seq, timing)
+        self.last_resend = -1.0
+
+    def _resend_all(self, now: float) -> list[tuple[int, Message]]:
+        self.last_resend = now
+        return super()._resend_all(now)
+
+    def on_nak(self, expected: int, now: float) -> list[tuple[int, Message]]:
+        self.on_ack((expected - 1) % 65536, now)
+        if not self.outstanding or now - self.last_resend < GUARD:
+            return []
+        return self._resend_all(now)
+
+
+class DoublingNak(LastResendGuard):
     def on_nak(self, expected: int, now: float) -> list[tuple[int, Message]]:
         out = super().on_nak(expected, now)
         if out:
@@ -96,9 +114,7 @@ class DoublingNak(Sender):
 
 
 class NoGuard(Sender):
-    def on_nak(self, expected: int, now: float) -> list[tuple[int, Message]]:
-        self.on_ack((expected - 1) % 65536, now)
-        return self._resend_all(now) if self.outstanding else []
+    """The rule chosen (§3.5), the shipped `Sender` itself: every NAK answered at once."""
 
 
 class NoGuardDoubling(NoGuard):
@@ -110,7 +126,7 @@ class NoGuardDoubling(NoGuard):
 
 
 READINGS: dict[str, Callable[[int, Timing], Sender]] = {
-    "last-resend": Sender,
+    "last-resend": LastResendGuard,
     "first-send": FirstSendGuard,
     "last-resend+double": DoublingNak,
     "e-resent": ResentGuard,
