@@ -111,6 +111,36 @@ def sample_events() -> list[Message]:
     ]
 
 
+# The JSON bodies the bridge must publish for sample_events(), written out by hand (an
+# oracle independent of the code under test: names as docs/events.md gives them).
+SAMPLE_BODIES: list[dict[str, object]] = [
+    {"kind": "shuffle_started"},
+    {"kind": "shuffle_finished"},
+    {"kind": "wall_built", "stacks_0": 18, "stacks_1": 18, "stacks_2": 18, "stacks_3": 18},
+    {"kind": "dice_rolled", "roll": "deal", "die_1": 3, "die_2": 5, "die_3": 6},
+    {"kind": "tile_drawn", "seat": 0, "tile": 37, "end": "front"},
+    {"kind": "flower_revealed", "seat": 0, "tile": 140},
+    {"kind": "tile_drawn", "seat": 0, "tile": 5, "end": "back"},
+    {"kind": "tile_discarded", "seat": 0, "tile": 108},
+    {"kind": "seat_button", "seat": 1, "button": "pong"},
+    {"kind": "meld_exposed", "seat": 1, "meld": "pong", "from_seat": 0, "tiles": [108, 109, 110]},
+    {"kind": "meld_exposed", "seat": 2, "meld": "kong_concealed", "from_seat": 255,
+     "tiles": [0, 1, 2, 3]},
+    {"kind": "tiles_left", "count": 71},
+    {"kind": "fault", "code": "sensor", "unit": 3, "active": 1},
+    {"kind": "state", "phase": "playing", "tiles_left": 71, "turn": 2, "dealer": 0},
+    {"kind": "tiles_shown", "seat": 2, "tiles": [53, 54]},
+    {"kind": "seat_button", "seat": 3, "button": "win"},
+    {"kind": "hand_revealed", "seat": 3,
+     "tiles": [4, 8, 12, 40, 44, 48, 72, 76, 80, 112, 113, 114, 116, 117, 120, 121, 122]},
+]  # fmt: skip
+
+
 def numbered(n: int) -> list[Message]:
     """n distinct events: a discard whose (seat, tile) encodes its index."""
     return [c.TileDiscarded(i % 4, (i // 4) % 144) for i in range(n)]
+
+
+def numbered_bodies(n: int) -> list[dict[str, object]]:
+    """The bodies of numbered(n), written out."""
+    return [{"kind": "tile_discarded", "seat": i % 4, "tile": (i // 4) % 144} for i in range(n)]

@@ -13,9 +13,8 @@ from firmware_bridge.protocol import Frame, encode_frame
 from firmware_bridge.protocol import catalogue as c
 from tests.brokers import OwnedBroker, free_port
 
-from .linkkit import numbered, sample_events
+from .linkkit import SAMPLE_BODIES, numbered, numbered_bodies, sample_events
 from .mqttkit import Recorder, new_table, running_bridge, running_device
-from .test_link import expected_bodies
 
 
 def link_state(rec: Recorder) -> str | None:
@@ -41,7 +40,7 @@ async def test_events_state_and_commands_over_mqtt(tmp_path: Path, mqtt_url: str
                 device.emit(m)
             await rec.wait(lambda: len(rec.events()) == len(sent))
             events = rec.events()
-            assert [e.body.model_dump(mode="json") for e in events] == expected_bodies(sent)
+            assert [e.body.model_dump(mode="json") for e in events] == SAMPLE_BODIES
             assert [e.key for e in events] == [(table, 0xB007, i) for i in range(1, len(sent) + 1)]
 
             await rec.wait(lambda: link_state(rec) == "up")
@@ -114,7 +113,7 @@ async def test_broker_outage_loses_nothing(tmp_path: Path, owned_broker: OwnedBr
         await rec.wait(lambda: len({e.seq for e in rec.events()}) == 60, timeout=30)
         events = rec.events()
         unique = sorted({e.seq: e for e in events}.values(), key=lambda e: e.seq)
-        assert [e.body.model_dump(mode="json") for e in unique] == expected_bodies(sent)
+        assert [e.body.model_dump(mode="json") for e in unique] == numbered_bodies(60)
         # in order: the first arrival of each seq comes after that of its predecessor
         seen: list[int] = []
         for e in events:
@@ -191,7 +190,7 @@ async def test_unplug_replug_and_reboot_mid_stream_over_mqtt(tmp_path: Path, mqt
         keys = [(e.boot_id, e.seq) for e in rec.events()]
         assert keys == [(0xA, i) for i in range(1, 11)] + [(0xB, i) for i in range(1, 5)]
         bodies = [e.body.model_dump(mode="json") for e in rec.events()]
-        assert bodies == expected_bodies(first + second)
+        assert bodies == numbered_bodies(10) + numbered_bodies(4)
         await rec.wait(
             lambda: any(json.loads(p)["reason"] == "reboot" for p in rec.on("bridge/error"))
         )
