@@ -31,7 +31,10 @@ async def test_events_are_not_acknowledged_while_the_outbox_cannot_write(tmp_pat
         try:
             for m in numbered(3):
                 device.emit(m)
-            await asyncio.sleep(0.4)  # the controller resends; every store fails
+            resent = device.session.sender.retransmits
+            async with asyncio.timeout(10):  # the controller resends; every store fails
+                while device.session.sender.retransmits < resent + 6:
+                    await asyncio.sleep(0.01)
             assert device.backlog == 3  # nothing was acknowledged
             assert host.events() == []
         finally:

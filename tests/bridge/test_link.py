@@ -78,7 +78,7 @@ async def test_unplug_and_replug(tmp_path: Path) -> None:
         await device.unplug()
         for m in sent[10:20]:  # produced while the cable is out: queued on the controller
             device.session.emit(m)
-        await asyncio.sleep(0.3)  # the bridge notices and starts retrying
+        await host.wait_state("connecting")  # the bridge noticed and is reopening the port
         await device.start()
         for m in sent[20:]:
             device.emit(m)
