@@ -14,7 +14,7 @@ import serial  # type: ignore[import-untyped]
 
 from firmware_bridge.protocol.catalogue import from_frame, plain
 from firmware_bridge.protocol.errors import FrameError, PayloadError
-from firmware_bridge.protocol.frame import Frame, FrameDecoder, encode_frame
+from firmware_bridge.protocol.frame import Frame, FrameDecoder, encode_frame, split_frames
 
 Direction = Literal["host→dev", "dev→host"]
 
@@ -108,7 +108,7 @@ class Wire:
         return t, item
 
     def _take(self, data: bytes, now: float) -> None:
-        for chunk in _runs(data):
+        for chunk in split_frames(data):
             self._rx_raw += chunk
             if not chunk.endswith(b"\x00"):
                 continue
@@ -120,12 +120,3 @@ class Wire:
                 else:
                     self.transcript.append(Exchange(now, "dev→host", raw, item))
                 self._pending.append((now, raw, item))
-
-
-def _runs(data: bytes) -> list[bytes]:
-    """`data` cut after each 0x00, so each frame's bytes can be kept with it."""
-    parts = data.split(b"\x00")
-    out = [p + b"\x00" for p in parts[:-1]]
-    if parts[-1]:
-        out.append(parts[-1])
-    return out

@@ -61,6 +61,16 @@ def encode_frame(frame: Frame) -> bytes:
     return stuffed + b"\x00"
 
 
+def split_frames(data: bytes) -> list[bytes]:
+    """`data` cut after each 0x00 delimiter, each frame's bytes kept with it (a trailing
+    piece without its delimiter last): for tools that show the wire frame by frame."""
+    parts = data.split(b"\x00")
+    out = [p + b"\x00" for p in parts[:-1]]
+    if parts[-1]:
+        out.append(parts[-1])
+    return out
+
+
 def decode_frame(stuffed: bytes) -> Frame:
     """Frame from the bytes between two delimiters (delimiter excluded); raises FrameError."""
     if len(stuffed) > MAX_STUFFED:

@@ -18,7 +18,7 @@ from firmware_bridge.protocol import catalogue as c
 from firmware_bridge.protocol.arq import Timing
 from firmware_bridge.protocol.catalogue import Message
 from firmware_bridge.protocol.device_session import DeviceSession
-from firmware_bridge.protocol.frame import PROTOCOL_VERSION
+from firmware_bridge.protocol.frame import PROTOCOL_VERSION, split_frames
 from hil_tests.simulator.faults import FaultDice, LinkFaults
 from hil_tests.simulator.transports import PtyTransport, Transport
 
@@ -162,7 +162,7 @@ class Controller:
         now = time.monotonic()
         data = self.session.poll(now)
         if data:
-            for frame in _frames(data):
+            for frame in split_frames(data):
                 if self.dice.roll(self.faults.drop, "drop"):
                     continue
                 copies = 2 if self.dice.roll(self.faults.duplicate, "duplicate") else 1
@@ -209,12 +209,3 @@ class PtyController(Controller):
             protocol_version=protocol_version,
         )  # fmt: skip
         self.port = port
-
-
-def _frames(data: bytes) -> list[bytes]:
-    """Split output at the 0x00 delimiters, keeping each delimiter with its frame."""
-    parts = data.split(b"\x00")
-    frames = [p + b"\x00" for p in parts[:-1]]
-    if parts[-1]:
-        frames.append(parts[-1])
-    return frames

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterable, Iterator
 from typing import IO
 
 from mjtable.commands.profile import add_profile_option, load_profile
@@ -61,20 +60,6 @@ class _ProfiledReplay(Replay):
         return records
 
 
-def _profiled_lines(lines: Iterable[str], profile: Profile) -> Iterator[str]:
-    """`replay_lines` with every table judged by `profile`."""
-    replay = _ProfiledReplay(profile)
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        for record in replay.feed(number, line):
-            yield record.model_dump_json(by_alias=True)
-    records, summary = replay.finish()
-    for record in records:
-        yield record.model_dump_json(by_alias=True)
-    yield summary.model_dump_json()
-
-
 def run(args: argparse.Namespace) -> int:
     profile = load_profile(args.profile) if args.profile is not None else None
     try:
@@ -87,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     out = sys.stdout
     try:
         with source:
-            lines = replay_lines(source) if profile is None else _profiled_lines(source, profile)
+            lines = replay_lines(source, None if profile is None else _ProfiledReplay(profile))
             for line in lines:
                 out.write(line)
                 out.write("\n")

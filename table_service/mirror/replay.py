@@ -96,9 +96,10 @@ class Replay:
         return records, summary
 
 
-def replay_lines(lines: Iterable[str]) -> Iterator[str]:
-    """JSON lines of judgement records, the summary last; raises ReplayInputError."""
-    replay = Replay()
+def replay_lines(lines: Iterable[str], replay: Replay | None = None) -> Iterator[str]:
+    """JSON lines of judgement records, the summary last; raises ReplayInputError.
+    `replay`: a Replay of the caller's (say, one that judges by a given profile)."""
+    replay = replay or Replay()
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
