@@ -410,9 +410,7 @@ class MqttSide:
         return BridgeResponse(status="ok", data=data, transaction=transaction)
 
 
-def _outcome(
-    name: str | None, transaction: str | None, outcome: str, detail: str
-) -> CommandResult:
+def _outcome(name: str | None, transaction: str | None, outcome: str, detail: str) -> CommandResult:
     """The …/set/response of an outcome: `ok` for done, else `error` with the reason."""
     if outcome == "done":
         return CommandResult(command=name, status="ok", outcome="done", transaction=transaction)
