@@ -22,8 +22,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_help_lists_every_setting(capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(SystemExit):
+    with pytest.raises(SystemExit) as info:
         build_parser().parse_args(["bridge", "--help"])
+    assert info.value.code == 0
     text = capsys.readouterr().out
     for name in BridgeSettings.model_fields:
         assert "--" + name.replace("_", "-") in text
@@ -38,8 +39,9 @@ def test_missing_port_names_the_field(capsys: pytest.CaptureFixture[str]) -> Non
 
 
 def test_bad_values_are_refused(capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(SystemExit):
+    with pytest.raises(SystemExit) as info:
         main(["bridge", "--port", "/dev/null", "--table", "t 1", "--mqtt", "http://x"])
+    assert info.value.code == 2
     err = capsys.readouterr().err
     assert "bridge: table: String should match pattern" in err
     assert "bridge: mqtt: Value error, mqtt: 'http://x' is not mqtt://host" in err

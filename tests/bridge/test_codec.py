@@ -33,14 +33,14 @@ def test_bad_crc_is_refused_with_both_values() -> None:
 
 
 def test_too_short_and_too_long() -> None:
-    with pytest.raises(e.FrameTooShort):
+    with pytest.raises(e.FrameTooShort, match="length: 1 bytes, at least 8"):
         decode_frame(b"\x02\x01")
-    with pytest.raises(e.FrameTooLong):
+    with pytest.raises(e.FrameTooLong, match="length: 60 stuffed bytes, at most 57"):
         decode_frame(b"\x01" * 60)
 
 
 def test_invalid_cobs() -> None:
-    with pytest.raises(e.CobsError):
+    with pytest.raises(e.CobsError, match="cobs: not enough input bytes"):
         decode_frame(b"\x09\x01\x02")
 
 

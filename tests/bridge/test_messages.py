@@ -40,19 +40,19 @@ def test_tiles_shown_body_from_the_catalogue_message() -> None:
 
 
 @pytest.mark.parametrize(
-    "body",
+    ("body", "why"),
     [
-        {"kind": "tiles_shown", "seat": 1, "tiles": [144]},
-        {"kind": "tiles_shown", "seat": 1, "tiles": [-1]},
-        {"kind": "tiles_shown", "seat": 1, "tiles": []},
-        {"kind": "tiles_shown", "seat": 1, "tiles": list(range(25))},
-        {"kind": "tiles_shown", "seat": 4, "tiles": [0]},
-        {"kind": "tiles_shown", "tiles": [0]},
-        {"kind": "tiles_shown", "seat": 1, "tiles": [0], "extra": 1},
+        ({"kind": "tiles_shown", "seat": 1, "tiles": [144]}, "less than or equal to 143"),
+        ({"kind": "tiles_shown", "seat": 1, "tiles": [-1]}, "greater than or equal to 0"),
+        ({"kind": "tiles_shown", "seat": 1, "tiles": []}, "at least 1 item"),
+        ({"kind": "tiles_shown", "seat": 1, "tiles": list(range(25))}, "at most 24 items"),
+        ({"kind": "tiles_shown", "seat": 4, "tiles": [0]}, "less than or equal to 3"),
+        ({"kind": "tiles_shown", "tiles": [0]}, "tiles_shown.seat\n  Field required"),
+        ({"kind": "tiles_shown", "seat": 1, "tiles": [0], "extra": 1}, "Extra inputs are not"),
     ],
 )
-def test_tiles_shown_refuses_what_the_wire_cannot_carry(body: dict[str, object]) -> None:
-    with pytest.raises(ValidationError):
+def test_tiles_shown_refuses_what_the_wire_cannot_carry(body: dict[str, object], why: str) -> None:
+    with pytest.raises(ValidationError, match=why):
         EVENT_BODY.validate_python(body)
 
 

@@ -21,7 +21,7 @@ def test_history_is_bounded_and_replays_in_order(tmp_path: Path) -> None:
     assert box.depth == 0
     assert box.replay_after((1, 5)) == 3
     assert [r[2] for r in box.peek(100)] == ['{"seq": 6}', '{"seq": 7}', '{"seq": 8}']
-    with pytest.raises(NotInHistory):
+    with pytest.raises(NotInHistory, match=r"after: no event \(1, 2\) in the bridge's history"):
         box.replay_after((1, 2))  # older than the five kept
     box.remove_through(box.peek(100)[-1][0])
     assert box.replay_after(None) == 5  # everything kept, oldest first

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -18,13 +19,20 @@ def test_examples_are_present() -> None:
     assert len(SCORE_CASES) >= 12 and len(SETTLE_CASES) >= 3
 
 
+# The worked examples that must be refused say only `"error": true`; the field and the
+# reason they are refused for, from score-format.md's rules, are pinned here.
+ERRORS = {"057_bad-fifth-copy": ("melds[0].tiles", "a fifth copy of 5m")}
+
+
 @pytest.mark.parametrize("path", SCORE_CASES, ids=lambda p: p.stem)
 def test_score_example(path: Path) -> None:
     case = json.loads(path.read_text(encoding="utf-8"))
     expect = case["expect"]
     if expect.get("error"):
-        with pytest.raises(HandInputError):
+        field, message = ERRORS[path.stem]  # each error example names where it is wrong
+        with pytest.raises(HandInputError, match=re.escape(message)) as info:
             score_json(case["input"])
+        assert info.value.field == field
         return
     got = score_json(case["input"])
     assert got["valid"] == expect["valid"]

@@ -145,7 +145,7 @@ class TestResolvedForm:
             assert hash(again) == hash(profile)
 
     def test_immutable(self) -> None:
-        with pytest.raises(AttributeError):
+        with pytest.raises(AttributeError, match="cannot assign to field"):
             Profile().base = 5  # type: ignore[misc]
 
 
