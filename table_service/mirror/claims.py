@@ -120,9 +120,8 @@ class ClaimsMixin(MirrorCore):
                 if hand.seats[seat].counts()[kind] >= 2:
                     hand.seats[seat].passed_pongs.add(kind)
         if lose_wins or claimer is not None:
-            for seat in pending.winners:
-                if seat != claimer or lose_wins:
-                    self._pass_win(hand.seats[seat])
+            for seat in pending.winners:  # a claimer among them passed at its claim
+                self._pass_win(hand.seats[seat])
             pending.closed = True
             hand.pending = None
 
@@ -212,6 +211,9 @@ class ClaimsMixin(MirrorCore):
             self._fault("impossible", f"{' '.join(tile_code(t) for t in tiles)} is not a {meld}")
         if pending.chowed_by is not None and meld != "chow":
             self._undo_chow(hand, pending)  # 碰/槓 outrank a 吃 not yet followed by its discard
+        if seat in pending.winners:  # D1: it could win on the tile and claimed a meld instead
+            pending.winners.discard(seat)
+            self._pass_win(s)
         if meld != "chow":  # a chow's window closes at the chower's discard (D3)
             self._close_claims(hand, pending, claimer=seat)
         discarder = hand.seats[pending.seat]

@@ -105,6 +105,72 @@ def test_d1_concealed_kong_twin() -> None:
     assert {"kong_bloom", "concealed_self_draw"} <= items(t)
 
 
+SHANPON_2M_6P = "2m 2m 6p 6p 2s 3s 4s 6s 7s 8s 6m 7m 8m 2p 3p 4p"  # seat 2: waits 2m or 6p
+
+
+def test_d1_ponging_a_winning_tile_is_a_pass() -> None:
+    """Seat 2 could win on the dealer's 2m and pongs it instead (得和牌而未和牌): 過水.
+    Its discard after the pong leaves a winning tile (a complete hand less one), so 過水
+    holds and its 胡 on seat 3's 4p is barred (seed 10124, hand 11)."""
+    t = Script(quiet({2: SHANPON_2M_6P}, extra="2m"))
+    t.discard(0, "2m")
+    t.pong(2, 0)
+    assert t.seat_state(2)["passed_win"]
+    t.discard(2, "4p")  # leaves 2p 3p: waits 1p 4p, so 4p was a winning tile
+    assert t.seat_state(2)["passed_win"]
+    t.cycle(3, "4p")
+    seq = t.seq + 1
+    t.win(2)
+    assert t.violations() == [(seq, 2, "passed_win")]
+    assert t.hand().result == "false_win"
+
+
+def test_d1_ponging_a_shown_winning_tile_is_a_pass() -> None:
+    """The same with the 2m shown by seat 2's own fault (禁制 8 bars the win, and the pong
+    is flagged): the win it could not take is still a pass (seed 10124, hand 11)."""
+    t = Script(quiet({2: SHANPON_2M_6P}, extra="2m"))
+    t.shown(2, "2m")
+    t.discard(0, "2m")
+    t.pong(2, 0)
+    pong = t.seq
+    t.discard(2, "4p")
+    t.cycle(3, "4p")
+    seq = t.seq + 1
+    t.win(2)
+    assert t.violations() == [(pong, 2, "restriction_8"), (seq, 2, "passed_win")]
+    assert t.hand().result == "false_win"
+
+
+def test_d1_ponging_a_winning_tile_twin() -> None:
+    """Ponging a tile that does not complete the hand is no pass: the later 胡 stands."""
+    t = Script(quiet({2: "2m 2m 2s 3s 4s 6s 7s 8s 6m 7m 8m 2p 3p 4p 6p 7p"}, extra="2m"))
+    t.discard(0, "2m")  # seat 2 waits 5p 8p: the 2m is only a pong
+    t.pong(2, 0)
+    assert not t.seat_state(2)["passed_win"]
+    t.discard(2, "6p")  # waits 7p alone
+    t.cycle(3, "7p")
+    t.win(2)
+    assert t.violations() == []
+    assert (t.hand().result, t.hand().seat, t.hand().payer) == ("win", 2, 3)
+
+
+def test_d1_chowing_a_winning_tile_is_a_pass_its_discard_clears() -> None:
+    """Seat 1 (waits 2m 3m 4m) could win on the dealer's 4m and chows it (2m 3m) instead:
+    過水 from the chow. Its discard, 2m, is not a winning tile (it then waits 3m 4m), so
+    過水 is cleared and its 胡 on seat 3's 3m stands."""
+    t = Script(quiet({1: "2m 2m 3m 3m 3m 4m 4m 2s 3s 4s 6s 7s 8s 2p 3p 4p"}, extra="4m"))
+    t.discard(0, "4m")
+    t.chow(1, 0, "2m 3m")
+    assert t.seat_state(1)["passed_win"]
+    t.discard(1, "2m")
+    assert not t.seat_state(1)["passed_win"]
+    t.cycle(2)
+    t.cycle(3, "3m")
+    t.win(1)
+    assert t.violations() == []
+    assert (t.hand().result, t.hand().seat, t.hand().payer) == ("win", 1, 3)
+
+
 # --- D2: 過碰 -------------------------------------------------------------------------
 
 PAIR_3M = {2: "W W W W N N N N 1s 1s 1s 1s 9s 9s 3m 3m"}
