@@ -352,9 +352,10 @@ class HostSession(LinkSession):
             if self._peer_last is not None:
                 missing = max(0, seq_diff(self._peer_last, self.receiver.last))
             self.counters.lost += missing
+            lost = f"{missing} it had sent are lost" if missing else "none it had sent is lost"
             detail = (
-                f"controller rebooted: boot {known[0]} → {hello.boot_id}; events may have been "
-                f"lost; at least {missing}"
+                f"controller rebooted: boot {known[0]} → {hello.boot_id}; {lost}, and events "
+                "it had not sent yet cannot be known (protocol §3.2)"
             )
             log.warning("link %s: %s", self.name, detail)
             self.on_error("reboot", detail, b"")

@@ -121,7 +121,10 @@ def test_a_reboot_makes_outstanding_commands_unknown_and_keeps_the_waiting() -> 
     p.run(0.05)
     assert sorted(str(t) for t, o, _ in p.outcomes if o == "unknown") == [f"t{i}" for i in range(8)]
     reboot = [d for r, d in p.errors if r == "reboot"]
-    assert reboot == ["controller rebooted: boot 176 → 177; events may have been lost; at least 0"]
+    assert reboot == [
+        "controller rebooted: boot 176 → 177; none it had sent is lost, and events it had not "
+        "sent yet cannot be known (protocol §3.2)"
+    ]
     welcome = p.frames(HOST, c.Welcome)[-1]
     assert welcome.message().next_seq == 10  # type: ignore[attr-defined]
     waiting = c.SeatLed(0, c.LedMode.TURN)  # t8
