@@ -22,4 +22,7 @@ _COMMON = {
 }
 settings.register_profile("dev", **_COMMON)
 settings.register_profile("ci", derandomize=True, **_COMMON)
+# `mutation` (bench/mutation.py): a few fixed examples per property, no example database,
+# so each mutant's run is short and the same every time.
+settings.register_profile("mutation", derandomize=True, max_examples=5, database=None, **_COMMON)
 settings.load_profile(os.environ.get("MJTABLE_HYPOTHESIS_PROFILE", "dev"))
