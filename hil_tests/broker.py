@@ -85,7 +85,11 @@ class OwnedBroker:
             cmd = [self.mosquitto, "-c", str(conf)]
         else:
             cmd = [sys.executable, "-c", AMQTT_MAIN, str(self.port)]
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        # its own session: a Ctrl-C at the terminal (SIGINT to the whole foreground group)
+        # must not stop the broker before its owner has drained through it
+        self.proc = subprocess.Popen(
+            cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+        )
         wait_listening(self.port, self.proc)
 
     def stop(self) -> None:

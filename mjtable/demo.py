@@ -107,6 +107,7 @@ async def run_demo(
     ensure_open_files(config.tables)
     check_port_free(config.host, config.port)
     workdir = Path(tempfile.mkdtemp(prefix="mjtable-demo-"))
+    missing: dict[str, str] = {}
     db = config.db or f"sqlite:///{workdir / 'mjtable.db'}"
     try:
         async with broker_for(config, workdir) as url:
@@ -151,13 +152,14 @@ async def run_demo(
                         if task.done() and not task.cancelled() and task.exception():
                             raise task.exception()  # type: ignore[misc]
                     missing = await _drain(tables, parts.store)
-                    if missing:
-                        say(f"stopping: some events had not reached the records in time: {missing}")
                 finally:
                     await cancel_and_wait(bridges)
                     for t in tables:
                         await t.table.stop()
-        say("stopped: every part closed; the records are complete up to the last event")
+        if missing:
+            say(f"stopped; events sent but not recorded (the service stalled): {missing}")
+        else:
+            say("stopped: every part closed; the records hold every event the tables sent")
     finally:
         shutil.rmtree(workdir, ignore_errors=True)  # ptys, outboxes, broker; and the db if ours
 
