@@ -393,6 +393,8 @@ export const ITEMS = {
   robbing_kong: { zh: "搶槓", en: "robbing the kong" },
   all_honors: { zh: "字一色", en: "all honours" },
   full_flush: { zh: "清一色", en: "full flush" },
+  dealer: { zh: "莊家", en: "dealer" },
+  streak: { zh: "連莊・拉莊（每次）", en: "dealer streak (each)" },
   half_flush: { zh: "湊一色", en: "half flush" },
   three_concealed_pongs: { zh: "三暗坎", en: "three concealed pongs" },
   four_concealed_pongs: { zh: "四暗坎", en: "four concealed pongs" },
