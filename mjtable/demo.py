@@ -18,6 +18,7 @@ import tempfile
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from firmware_bridge.bridge import Bridge
 from firmware_bridge.settings import BridgeSettings
@@ -29,7 +30,7 @@ from hil_tests.simulator.table import SimulatedTable
 from hil_tests.simulator.transports import PtyTransport
 from hil_tests.simulator.violations import Violations
 from hil_tests.soak import boot_id_for, ensure_open_files
-from mjtable.commands.serve import running_service
+from mjtable.commands.serve import ServiceParts, running_service
 from table_service.mirror.session import SessionStart
 from table_service.service.settings import ServeSettings
 from table_service.store import Store
@@ -119,38 +120,11 @@ async def run_demo(
                 tables = await _start_tables(config, workdir, url)
                 bridges = [asyncio.create_task(t.bridge.run()) for t in tables]
                 try:
-                    admin = parts.store.create_token("admin", "demo admin")[1]
-                    referee = parts.store.create_token("referee", "demo referee")[1]
-                    for i, t in enumerate(tables):
-                        players = PLAYERS[i % len(PLAYERS)]
-                        session = SessionStart(
-                            players=players, base=config.base, per_tai=config.per_tai
-                        )
-                        await parts.service.start_session(t.name, session)
-                    shown = "localhost" if config.host in ("127.0.0.1", "0.0.0.0") else config.host
-                    say(f"dashboard: http://{shown}:{config.port}/")
-                    say(f"tables: {', '.join(t.name for t in tables)}  broker: {url}  db: {db}")
-                    say(f"admin token: {admin}")
-                    say(f"referee token: {referee}")
-                    say("Ctrl-C stops every part.")
-                    play = [asyncio.create_task(_play(t, config.hands)) for t in tables]
-                    watched = {parts.running, parts.http, *bridges}
-                    stopper = asyncio.create_task(stop.wait())
-                    everything = asyncio.gather(*play)
-                    done, _ = await asyncio.wait(
-                        {*watched, stopper, everything}, return_when=asyncio.FIRST_COMPLETED
+                    await _open_sessions(parts, tables, config)
+                    _announce(parts, tables, config, url, db, say)
+                    await _play_until_stopped(
+                        tables, config.hands, stop, {parts.running, parts.http, *bridges}, say
                     )
-                    if everything in done and not stop.is_set():
-                        everything.result()
-                        say("every table has played its hands; Ctrl-C stops the demo")
-                        await asyncio.wait({*watched, stopper}, return_when="FIRST_COMPLETED")
-                    await cancel_and_wait([*play, stopper])
-                    everything.cancel()
-                    with contextlib.suppress(asyncio.CancelledError, Exception):
-                        await everything
-                    for task in watched:
-                        if task.done() and not task.cancelled() and task.exception():
-                            raise task.exception()  # type: ignore[misc]
                     missing = await _drain(tables, parts.store)
                 finally:
                     await cancel_and_wait(bridges)
@@ -162,6 +136,53 @@ async def run_demo(
             say("stopped: every part closed; the records hold every event the tables sent")
     finally:
         shutil.rmtree(workdir, ignore_errors=True)  # ptys, outboxes, broker; and the db if ours
+
+
+async def _open_sessions(parts: ServiceParts, tables: list[DemoTable], config: DemoConfig) -> None:
+    for i, t in enumerate(tables):
+        players = PLAYERS[i % len(PLAYERS)]
+        session = SessionStart(players=players, base=config.base, per_tai=config.per_tai)
+        await parts.service.start_session(t.name, session)
+
+
+def _announce(
+    parts: ServiceParts, tables: list[DemoTable], config: DemoConfig, url: str, db: str,
+    say: Callable[[str], None],
+) -> None:  # fmt: skip
+    """Where to look, and the tokens the referee page and the API's writes ask for."""
+    admin = parts.store.create_token("admin", "demo admin")[1]
+    referee = parts.store.create_token("referee", "demo referee")[1]
+    shown = "localhost" if config.host in ("127.0.0.1", "0.0.0.0") else config.host
+    say(f"dashboard: http://{shown}:{config.port}/")
+    say(f"tables: {', '.join(t.name for t in tables)}  broker: {url}  db: {db}")
+    say(f"admin token: {admin}")
+    say(f"referee token: {referee}")
+    say("Ctrl-C stops every part.")
+
+
+async def _play_until_stopped(
+    tables: list[DemoTable], hands: int, stop: asyncio.Event, watched: set[asyncio.Task[None]],
+    say: Callable[[str], None],
+) -> None:  # fmt: skip
+    """Play until `stop` is set; a part in `watched` that ends early ends it with its error."""
+    play = [asyncio.create_task(_play(t, hands)) for t in tables]
+    stopper = asyncio.create_task(stop.wait())
+    everything = asyncio.gather(*play)
+    waiting: set[asyncio.Future[Any]] = {*watched, stopper, everything}
+    try:
+        done, _ = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+        if everything in done and not stop.is_set():
+            everything.result()  # a table that broke raises here
+            say("every table has played its hands; Ctrl-C stops the demo")
+            await asyncio.wait({*watched, stopper}, return_when=asyncio.FIRST_COMPLETED)
+        for task in watched:
+            if task.done() and not task.cancelled() and (error := task.exception()):
+                raise error
+    finally:
+        await cancel_and_wait([*play, stopper])
+        everything.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):  # raised above if it broke
+            await everything
 
 
 async def _start_tables(config: DemoConfig, workdir: Path, url: str) -> list[DemoTable]:
