@@ -199,7 +199,8 @@ class HostSession(LinkSession):
 
     def _refused(self, frame: Frame, reason: str, detail: str, now: float) -> None:
         super()._refused(frame, reason, detail, now)
-        self.on_error(reason, f"type 0x{frame.type:02X}: {detail}", frame.payload)
+        where = f"type 0x{frame.type:02X}: "
+        self.on_error(reason, detail if detail.startswith(where) else where + detail, frame.payload)
 
     def _outside_session(self, frame: Frame, now: float) -> None:
         if now - self._last_sync > SYNC_ON_STRAY:
