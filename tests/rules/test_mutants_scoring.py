@@ -90,6 +90,22 @@ class TestScoreOutput:
             "reading": ["2s 3s 4s", "5s 6s 7s", "P P P", "9s 9s"],
         }
 
+    def test_unrevealed_flower_win_to_json(self) -> None:
+        """§5 八仙過海 with the hand not revealed: the 8 台 item alone, no reason, no reading."""
+        flowers = ["h1", "h2", "h3", "h4", "h5", "h6", "h7", "h8"]
+        got = score_json({"win": "self_draw", "flower_win": "eight_immortals", "flowers": flowers})
+        assert got == {
+            "valid": True,
+            "tai": 8,
+            "items": [
+                {"id": "eight_immortals", "name": "八仙過海", "tai": 8, "en": "eight immortals"}
+            ],
+            "dealer_tai": 0,
+            "reason": None,
+            "waits": [],
+            "reading": [],
+        }
+
     def test_not_a_win_to_json(self) -> None:
         """Not a win: valid false, 0 台, the reason, no waits and no reading."""
         got = score_json(hand("PPP 234s 67s 99s", "1s", ("pong:CCC", "pong:FFF"), dealer=True))

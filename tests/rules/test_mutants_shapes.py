@@ -1,0 +1,84 @@
+"""Hand shapes through the public `readings` / `is_complete` / `wait_kinds`: found by mutation
+testing (bench/mutation.py).
+
+A count vector is any 34 counts; "sets plus exactly one pair" is the contract, whatever
+the number of tiles. Expectations are worked by hand and written as literals.
+"""
+
+from __future__ import annotations
+
+from table_service.rules import is_complete, readings, wait_kinds
+from table_service.rules.shapes import Reading
+from table_service.rules.tiles import parse_kind
+
+
+def counts(*codes: str) -> list[int]:
+    out = [0] * 34
+    for code in codes:
+        out[parse_kind(code)] += 1
+    return out
+
+
+def test_two_pairs_in_two_suits_are_not_one_pair() -> None:
+    """11m 22p: two pairs, no set; not sets plus one pair."""
+    hand = counts("1m", "1m", "2p", "2p")
+    assert not is_complete(hand)
+    assert readings(hand) == []
+
+
+def test_two_pairs_in_one_suit_starting_at_1m_are_not_one_pair() -> None:
+    """1122m: the 1m pair (kind 0) and a 2m pair are two pairs; 1122m 3m is not a hand either."""
+    assert readings(counts("1m", "1m", "2m", "2m")) == []
+    assert not is_complete(counts("1m", "1m", "2m", "2m"))
+    assert readings(counts("1m", "1m", "2m", "2m", "3m")) == []
+
+
+def test_the_1m_pair_with_a_set() -> None:
+    """11123m: 1m pair + 1-2-3, or 1m triplet + 23m (not a set): one reading."""
+    assert readings(counts("1m", "1m", "1m", "2m", "3m")) == [Reading(((0, True),), 0)]
+
+
+def test_honours_have_seven_kinds() -> None:
+    """白 P is the last kind (33): a pair of it completes; waits never name a kind past 白."""
+    assert is_complete(counts("P", "P", "1s", "2s", "3s"))
+    assert wait_kinds(counts("P", "1s", "2s", "3s")) == [parse_kind("P")]
+    assert wait_kinds(counts("F", "F", "P", "P")) == [parse_kind("F"), parse_kind("P")]
+
+
+def k(*codes: str) -> list[int]:
+    return [parse_kind(c) for c in codes]
+
+
+def test_complete_means_sets_and_exactly_one_pair() -> None:
+    assert is_complete(counts("1m", "1m"))
+    assert is_complete(counts("5s", "5s", "1p", "2p", "3p"))
+    assert is_complete(counts("1m", "1m", "1m", "1p", "1p"))
+    assert is_complete(counts("E", "E", "E", "S", "S", "2m", "3m", "4m"))
+    assert not is_complete([0] * 34)  # no pair
+    assert not is_complete(counts("1m", "2m", "3m"))  # sets alone
+    assert not is_complete(counts("1m", "1m", "1p", "1p", "1s"))
+    assert not is_complete(counts("1m", "1m", "2p", "2p", "3s", "3s"))
+    assert not is_complete(counts("1m", "1m", "2p", "3p"))
+
+
+def test_waits_worked_by_hand() -> None:
+    """聽牌 of small concealed parts: each wait completes sets plus one pair (§3, I3)."""
+    assert wait_kinds(counts("2m", "3m", "5p", "5p")) == k("1m", "4m")
+    assert wait_kinds(counts("1m", "1m", "5p", "5p")) == k("1m", "5p")
+    assert wait_kinds(counts("1m", "2m", "3m", "7s")) == k("7s")
+    assert wait_kinds(counts("1m", "1m", "1m", "2m")) == k("2m", "3m")
+    assert wait_kinds(counts("E", "E", "E", "S")) == k("S")
+    assert wait_kinds(counts("E", "E", "S", "S")) == k("E", "S")
+    assert wait_kinds(counts("1m", "1m", "1p", "2p", "3p", "8s", "9s")) == k("7s")
+    assert wait_kinds(counts("4p", "5p", "6p", "7p")) == k("4p", "7p")
+    assert wait_kinds(counts("1m", "1m", "2p", "2p", "5s")) == []  # two pairs already
+    assert wait_kinds(counts("1m", "5p")) == []
+
+
+def test_a_kind_held_four_times_is_no_wait() -> None:
+    """I3 假聽: the 7s tanki is no wait when the player holds the other three 7s in melds."""
+    hand = counts("1m", "2m", "3m", "7s")
+    held = list(hand)
+    held[parse_kind("7s")] = 4
+    assert wait_kinds(hand, held) == []
+    assert wait_kinds(counts("1m", "1m", "1m", "1m", "2m", "3m", "5p")) == k("5p")
