@@ -12,9 +12,11 @@ from urllib.parse import urlsplit
 
 import aiomqtt
 import httpx
+import uvicorn
 from fastapi import FastAPI
 
 from firmware_bridge.messages import Event, ReplayRequest
+from hil_tests.broker import free_port
 from hil_tests.simulator.faults import TableFaults
 from hil_tests.simulator.recording import RecordedHand, record_game
 from hil_tests.simulator.violations import Violations
@@ -191,3 +193,21 @@ async def running_api(mqtt_url: str, store_url: str) -> AsyncIterator[Api]:
                     tables = {*service.table_names(), *(b.table for b in api.bridges)}
     finally:
         await clear_retained(mqtt_url, base, sorted(tables))
+
+
+@contextlib.asynccontextmanager
+async def serving(app: FastAPI, port: int | None = None) -> AsyncIterator[str]:
+    """The app on `port` (a free one by default) of 127.0.0.1 in this loop; its base URL."""
+    port = port or free_port()
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, lifespan="off", log_level="warning")
+    server = uvicorn.Server(config)
+    task = asyncio.create_task(server.serve())
+    try:
+        async with asyncio.timeout(10):
+            while not server.started:
+                assert not task.done(), "uvicorn stopped"
+                await asyncio.sleep(0.02)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        await asyncio.wait_for(task, 10)  # open streams must not hold the shutdown up

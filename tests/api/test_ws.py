@@ -5,40 +5,22 @@ connect, then every change as it is stored (`state`, and the records: `violation
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-import uvicorn
-from fastapi import FastAPI
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import InvalidStatus
 
 from firmware_bridge.messages import Event, ShuffleFinished
-from hil_tests.broker import free_port
 from hil_tests.simulator.recording import RecordedHand
-from tests.api.kit import Api, events_of, until
+from tests.api.kit import Api, events_of, serving, until
 from tests.api.test_reads import has_secret
 
 
-@contextlib.asynccontextmanager
-async def serving(app: FastAPI) -> AsyncIterator[str]:
-    """The app served on a free port of 127.0.0.1 in this loop; its ws:// base URL."""
-    port = free_port()
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, lifespan="off", log_level="warning")
-    server = uvicorn.Server(config)
-    task = asyncio.create_task(server.serve())
-    try:
-        async with asyncio.timeout(10):
-            while not server.started:
-                assert not task.done(), "uvicorn stopped"
-                await asyncio.sleep(0.02)
-        yield f"ws://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        await asyncio.wait_for(task, 10)  # open streams must not hold the shutdown up
+def ws_base(url: str) -> str:
+    """The ws:// base of a served app's http:// URL."""
+    return "ws" + url.removeprefix("http")
 
 
 # The client reads everything it is sent (max_queue=None): with a bound, websockets stops
@@ -66,7 +48,7 @@ async def test_a_table_stream_sends_a_snapshot_then_each_change(
     first_hand = events_of(game[:1], "t1")
     async with (
         serving(api.app) as url,
-        connect(f"{url}/api/tables/t1/ws", proxy=None, max_queue=None) as ws,
+        connect(f"{ws_base(url)}/api/tables/t1/ws", proxy=None, max_queue=None) as ws,
     ):
         assert await receive(ws) == {"type": "snapshot", "table": "t1", "state": None}
         await until(lambda: api.service.hub.listeners == 1, what="the stream subscribed")
@@ -115,7 +97,7 @@ async def test_a_table_stream_sends_a_snapshot_then_each_change(
         while corrected["state"]["dealer"] != 3:
             corrected = await until_a(ws, "state", [])
         # a connection made now begins from where the table is
-        async with connect(f"{url}/api/tables/t1/ws", proxy=None, max_queue=None) as late:
+        async with connect(f"{ws_base(url)}/api/tables/t1/ws", proxy=None, max_queue=None) as late:
             snapshot = await receive(late)
             assert snapshot["type"] == "snapshot"
             assert snapshot["state"] == await api.get("/api/tables/t1")
@@ -124,7 +106,10 @@ async def test_a_table_stream_sends_a_snapshot_then_each_change(
 
 async def test_the_club_stream_hears_every_table(api: Api, game: list[RecordedHand]) -> None:
     await api.play("t1", events_of(game[:1], "t1"))
-    async with serving(api.app) as url, connect(f"{url}/api/ws", proxy=None, max_queue=None) as ws:
+    async with (
+        serving(api.app) as url,
+        connect(f"{ws_base(url)}/api/ws", proxy=None, max_queue=None) as ws,
+    ):
         snapshot = await receive(ws)
         assert snapshot["type"] == "snapshot"
         assert [t["table"] for t in snapshot["tables"]] == ["t1"]
@@ -147,10 +132,12 @@ async def test_the_club_stream_hears_every_table(api: Api, game: list[RecordedHa
 async def test_a_bad_table_name_is_refused_at_the_handshake(api: Api) -> None:
     async with serving(api.app) as url:
         with pytest.raises(InvalidStatus) as refused:
-            async with connect(f"{url}/api/tables/bad!name/ws", proxy=None, max_queue=None):
+            async with connect(
+                f"{ws_base(url)}/api/tables/bad!name/ws", proxy=None, max_queue=None
+            ):
                 pass
         assert refused.value.response.status_code == 403
         async with connect(
-            f"{url}/api/tables/t9/ws", proxy=None, max_queue=None
+            f"{ws_base(url)}/api/tables/t9/ws", proxy=None, max_queue=None
         ) as ws:  # unknown: not yet
             assert await receive(ws) == {"type": "snapshot", "table": "t9", "state": None}

@@ -16,7 +16,6 @@ without them skips with the reason.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
 import shutil
@@ -27,13 +26,19 @@ from typing import Any
 
 import httpx
 import pytest
-import uvicorn
-from fastapi import FastAPI
 
 from firmware_bridge.messages import Event
 from hil_tests.broker import free_port
 from table_service.service.api import create_app
-from tests.api.kit import BASE_URL, Api, Bridge, clear_retained, running_service, until
+from tests.api.kit import (
+    BASE_URL,
+    Api,
+    Bridge,
+    clear_retained,
+    running_service,
+    serving,
+    until,
+)  # fmt: skip
 
 try:
     from playwright.async_api import Browser, Page, async_playwright
@@ -66,24 +71,6 @@ document.addEventListener("securitypolicyviolation", (e) => {
 
 
 # --- the service -----------------------------------------------------------------------
-
-
-@contextlib.asynccontextmanager
-async def serving(app: FastAPI, port: int | None = None) -> AsyncIterator[str]:
-    """The app on `port` (a free one by default) of 127.0.0.1 in this loop; its base URL."""
-    port = port or free_port()
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, lifespan="off", log_level="warning")
-    server = uvicorn.Server(config)
-    task = asyncio.create_task(server.serve())
-    try:
-        async with asyncio.timeout(10):
-            while not server.started:
-                assert not task.done(), "uvicorn stopped"
-                await asyncio.sleep(0.02)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        await asyncio.wait_for(task, 10)
 
 
 class TableBridge(Bridge):
