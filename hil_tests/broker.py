@@ -9,6 +9,7 @@ the same port. A Mosquitto started here keeps sessions across restarts
 from __future__ import annotations
 
 import os
+import random
 import shutil
 import signal
 import socket
@@ -31,10 +32,35 @@ asyncio.run(main(int(sys.argv[1])))
 """
 
 
+_handed_out: set[int] = set()
+
+
+def _ephemeral_low() -> int:
+    try:
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    """A free port below the kernel's ephemeral range, never the same twice in a process.
+
+    A port from the ephemeral range (what `bind(0)` gives) can be taken meanwhile as the
+    source port of any outgoing connection, even one to itself (TCP self-connect), so a
+    server restarted on it may find it in use: CI saw exactly that.
+    """
+    low = max(_ephemeral_low(), 11000)
+    while True:
+        port = random.randrange(10000, low)
+        if port in _handed_out:
+            continue
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        _handed_out.add(port)
+        return port
 
 
 def wait_listening(port: int, proc: subprocess.Popen[bytes], timeout: float = 15.0) -> None:
