@@ -138,7 +138,7 @@ def _best_reading(hand: Hand, profile: Profile, flowers: frozenset[int]) -> Scor
     counts[w] -= 1
     waits = waits_of_keys(hand_keys(counts), held)
     if lik_gu_on and not hand.melds:
-        waits = sorted(set(waits) | set(lik_gu_waits(counts, held)))
+        waits = sorted(set(waits) | set(lik_gu_waits(counts)))
     hand_facts = _hand_facts(hand, flowers, len(waits))
     m_seq, m_triplets, m_concealed, exposed, melded = _meld_summary(hand)
     won_from_other = hand.win != "self_draw"

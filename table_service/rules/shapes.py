@@ -186,26 +186,24 @@ def waits_of_keys(keys: Sequence[int], held: Sequence[int]) -> list[int]:
     return waits
 
 
+_LIK_GU_COUNTS: Final = (2, 2, 2, 2, 2, 2, 2, 3)
+
+
 def is_lik_gu(counts: Sequence[int]) -> bool:
     """嚦咕嚦咕 shape: seven pairs of different kinds and a triplet of an eighth."""
-    pairs = triplets = 0
-    for c in counts:
-        if c == 2:
-            pairs += 1
-        elif c == 3:
-            triplets += 1
-        elif c:
-            return False
-    return pairs == 7 and triplets == 1
+    return tuple(sorted(c for c in counts if c)) == _LIK_GU_COUNTS
 
 
-def lik_gu_waits(counts: Sequence[int], held: Sequence[int] | None = None) -> list[int]:
-    """Kinds completing a 嚦咕嚦咕 from 16 concealed tiles (same 假聽 rule as wait_kinds)."""
-    held = counts if held is None else held
+def lik_gu_waits(counts: Sequence[int]) -> list[int]:
+    """Kinds completing a 嚦咕嚦咕 from 16 concealed tiles.
+
+    No 假聽 check as in wait_kinds: a 嚦咕嚦咕 has no melds, so a kind it waits on
+    (held once or twice) is never held four times.
+    """
     out = []
     trial = list(counts)
     for kind in range(N_KINDS):
-        if held[kind] >= 4 or counts[kind] not in (1, 2):
+        if counts[kind] not in (1, 2):
             continue
         trial[kind] += 1
         if is_lik_gu(trial):

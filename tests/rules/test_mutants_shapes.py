@@ -8,7 +8,7 @@ the number of tiles. Expectations are worked by hand and written as literals.
 from __future__ import annotations
 
 from table_service.rules import is_complete, readings, wait_kinds
-from table_service.rules.shapes import Reading
+from table_service.rules.shapes import Reading, is_lik_gu, lik_gu_waits
 from table_service.rules.tiles import parse_kind
 
 
@@ -82,3 +82,26 @@ def test_a_kind_held_four_times_is_no_wait() -> None:
     held[parse_kind("7s")] = 4
     assert wait_kinds(hand, held) == []
     assert wait_kinds(counts("1m", "1m", "1m", "1m", "2m", "3m", "5p")) == k("5p")
+
+
+def test_lik_gu_is_exactly_seven_pairs_and_one_triplet() -> None:
+    """嚦咕嚦咕 (taiwan16.md): seven pairs of different kinds and a triplet of an eighth."""
+    pairs = [c for c in ("1m", "3m", "5p", "7p", "2s", "E", "C") for _ in range(2)]
+    assert is_lik_gu(counts(*pairs, "9s", "9s", "9s"))
+    assert not is_lik_gu(counts(*pairs))  # seven pairs, no triplet
+    assert not is_lik_gu(counts(*pairs[:12], "9s", "9s", "9s"))  # six pairs and a triplet
+    assert not is_lik_gu(counts(*pairs, "9s", "9s", "9s", "F", "F", "F"))  # two triplets
+    assert not is_lik_gu(counts(*pairs[:12], "9s", "9s", "9s", "9s", "F", "F", "F"))
+    assert not is_lik_gu(counts(*pairs, "9s", "9s", "9s", "N"))  # a lone tile too
+
+
+def test_lik_gu_waits_worked_by_hand() -> None:
+    """16 concealed tiles: which kinds complete a 嚦咕嚦咕."""
+    pairs = [c for c in ("1m", "3m", "5p", "7p", "2s", "E") for _ in range(2)]
+    # six pairs, a triplet and a lone 白: only the 白 makes the seventh pair
+    assert lik_gu_waits(counts(*pairs, "9s", "9s", "9s", "C")) == k("C")
+    # eight pairs: any of them may become the triplet
+    eight = counts(*pairs, "9s", "9s", "C", "C")
+    assert lik_gu_waits(eight) == k("1m", "3m", "5p", "7p", "2s", "9s", "E", "C")
+    # a 4-of-a-kind is no 嚦咕嚦咕 whatever arrives
+    assert lik_gu_waits(counts(*pairs, "9s", "9s", "9s", "9s")) == []
