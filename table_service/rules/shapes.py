@@ -25,8 +25,10 @@ _POW5: Final = tuple(5**i for i in range(9))
 SetShape = tuple[int, bool]
 GroupReading = tuple[tuple[SetShape, ...], int]  # (sets, pair kind or -1)
 
-NO_PAIR: Final = 1  # status bits of a group: decomposes into sets alone …
-ONE_PAIR: Final = 2  # … or into sets plus exactly one pair
+# A group's status: 0 when it cannot be read whole, else one of these two. Never both:
+# a group of 3n tiles reads only as sets, one of 3n + 2 only as sets plus a pair.
+NO_PAIR: Final = 1  # reads as sets alone
+ONE_PAIR: Final = 2  # reads as sets plus exactly one pair
 
 
 class Reading(NamedTuple):
@@ -83,11 +85,11 @@ def group_readings(key: int, group: int) -> tuple[GroupReading, ...]:
 
 @cache
 def group_status(key: int, group: int) -> int:
-    """NO_PAIR | ONE_PAIR bits: which ways this group can be fully read."""
-    status = 0
-    for _, pair in group_readings(key, group):
-        status |= NO_PAIR if pair < 0 else ONE_PAIR
-    return status
+    """0, NO_PAIR or ONE_PAIR: whether and how this group can be read whole."""
+    found = group_readings(key, group)
+    if not found:
+        return 0
+    return NO_PAIR if found[0][1] < 0 else ONE_PAIR
 
 
 @cache
@@ -136,17 +138,7 @@ def readings_of_keys(keys: Sequence[int]) -> list[Reading]:
 
 def _combine(statuses: Sequence[int]) -> bool:
     """Whether the groups read together with exactly one pair among them."""
-    with_pair = 0
-    for status in statuses:
-        if not status:
-            return False
-        if not status & NO_PAIR:
-            with_pair += 1
-    if with_pair > 1:
-        return False
-    if with_pair == 1:
-        return True
-    return any(status & ONE_PAIR for status in statuses)
+    return all(statuses) and statuses.count(ONE_PAIR) == 1
 
 
 def is_complete(counts: Sequence[int]) -> bool:
@@ -164,24 +156,17 @@ def wait_kinds(counts: Sequence[int], held: Sequence[int] | None = None) -> list
 
 
 def waits_of_keys(keys: Sequence[int], held: Sequence[int]) -> list[int]:
+    """wait_kinds on group keys: the tile goes to one group, the others must read as they are."""
     statuses = [group_status(k, g) for g, k in enumerate(keys)]
     waits: list[int] = []
-    for g in range(4):
+    for g, key in enumerate(keys):
         others = statuses[:g] + statuses[g + 1 :]
-        if not all(others):
+        if not all(others) or others.count(ONE_PAIR) > 1:
             continue
-        others_can_pair = any(s & ONE_PAIR for s in others)
-        others_forced_pair = sum(1 for s in others if not s & NO_PAIR)
-        if others_forced_pair > 1:
-            continue
-        for kind, status in group_completions(keys[g], g):
-            if held[kind] >= 4:
-                continue
-            if others_forced_pair == 1:
-                ok = bool(status & NO_PAIR)
-            else:
-                ok = bool(status & ONE_PAIR) or (bool(status & NO_PAIR) and others_can_pair)
-            if ok:
+        # the pair is elsewhere already, or this group must bring it
+        wanted = NO_PAIR if ONE_PAIR in others else ONE_PAIR
+        for kind, status in group_completions(key, g):
+            if status == wanted and held[kind] < 4:
                 waits.append(kind)
     return waits
 

@@ -7,6 +7,8 @@ the number of tiles. Expectations are worked by hand and written as literals.
 
 from __future__ import annotations
 
+import random
+
 from table_service.rules import is_complete, readings, wait_kinds
 from table_service.rules.shapes import Reading, is_lik_gu, lik_gu_waits
 from table_service.rules.tiles import parse_kind
@@ -105,3 +107,47 @@ def test_lik_gu_waits_worked_by_hand() -> None:
     assert lik_gu_waits(eight) == k("1m", "3m", "5p", "7p", "2s", "9s", "E", "C")
     # a 4-of-a-kind is no 嚦咕嚦咕 whatever arrives
     assert lik_gu_waits(counts(*pairs, "9s", "9s", "9s", "9s")) == []
+
+
+def test_a_complete_hand_or_two_pairs_wait_on_nothing() -> None:
+    """One more tile never leaves sets plus exactly one pair."""
+    assert wait_kinds(counts("1m", "2m", "3m", "5p", "5p")) == []
+    assert wait_kinds(counts("1m", "1m", "2p", "2p", "5s", "6s")) == []  # 4s/7s: still two pairs
+
+
+def _near_a_hand(rng: random.Random) -> list[int]:
+    """Sets and pairs, give or take a tile or two: complete hands, waits and near misses."""
+    while True:
+        hand = [0] * 34
+        for _ in range(rng.randrange(0, 5)):
+            kind = rng.randrange(34)
+            suited_run = kind < 27 and kind % 9 < 7 and rng.random() < 0.6
+            for part in (kind, kind + 1, kind + 2) if suited_run else (kind, kind, kind):
+                hand[part] += 1
+        for _ in range(rng.randrange(0, 3)):
+            hand[rng.randrange(34)] += 2
+        for _ in range(rng.randrange(0, 3)):
+            hand[rng.randrange(34)] += 1
+        if rng.random() < 0.5 and any(hand):
+            hand[rng.choice([kind for kind in range(34) if hand[kind]])] -= 1
+        if any(hand) and max(hand) <= 4:
+            return hand
+
+
+def test_waits_and_completeness_agree_with_the_readings() -> None:
+    """The fast group-status paths against the readings themselves, on seeded random vectors.
+
+    `readings` enumerates every sets-plus-one-pair reading: a kind is a wait exactly when
+    adding it gives a reading and the player does not hold all four copies.
+    """
+    rng = random.Random(12)
+    for _ in range(600):
+        hand = _near_a_hand(rng)
+        assert is_complete(hand) == bool(readings(hand)), hand
+        expected = []
+        for kind in range(34):
+            trial = list(hand)
+            trial[kind] += 1
+            if hand[kind] < 4 and readings(trial):
+                expected.append(kind)
+        assert wait_kinds(hand) == expected, hand
