@@ -11,12 +11,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, Literal, cast
 
 from table_service.rules.tiles import (
+    FIRST_HONOUR,
     N_KINDS,
+    WINDS,
     TileCodeError,
     kind_code,
     parse_flower,
     parse_kind,
-    suit_of,
 )
 
 if TYPE_CHECKING:
@@ -205,18 +206,12 @@ def _check_tiles(hand: Hand) -> None:
             f"{len(hand.concealed)} concealed tiles and {len(hand.melds)} melds make {size} "
             f"hand tiles; a hand has {HAND_TILES} before the winning tile",
         )
-    places = [hand.concealed, *(m.tiles for m in hand.melds)]
+    places = [("concealed", hand.concealed)]
+    places += [(f"melds[{i}].tiles", meld.tiles) for i, meld in enumerate(hand.melds)]
     if hand.winning_tile is not None:
-        places.append((hand.winning_tile,))
+        places.append(("winning_tile", (hand.winning_tile,)))
     seen = [0] * N_KINDS
-    for kinds in places:
-        for kind in kinds:
-            seen[kind] += 1
-    if max(seen) <= 4:
-        return
-    seen = [0] * N_KINDS  # again, to name the field where the fifth copy appears
-    names = ["concealed", *(f"melds[{i}].tiles" for i in range(len(hand.melds))), "winning_tile"]
-    for field, kinds in zip(names, places, strict=False):
+    for field, kinds in places:
         for kind in kinds:
             seen[kind] += 1
             if seen[kind] > 4:
@@ -293,8 +288,8 @@ def _is_meld_shape(kind: str, tiles: tuple[int, ...]) -> bool:
     if kind == "chi":
         return (
             len(tiles) == 3
-            and suit_of(tiles[0]) < 3
-            and suit_of(tiles[0]) == suit_of(tiles[2])
+            and tiles[0] < FIRST_HONOUR
+            and tiles[0] % 9 <= 6  # a run starts at 1–7 of its suit
             and tiles[1] == tiles[0] + 1
             and tiles[2] == tiles[0] + 2
         )
@@ -316,12 +311,9 @@ def _choice(
 def _wind(data: Mapping[str, object], key: str) -> int:
     value = data.get(key, "E")
     try:
-        wind = parse_kind(value) - 27
-    except TileCodeError:
-        wind = -1
-    if not 0 <= wind < 4:
-        raise HandInputError(key, f"expected a wind E, S, W or N, got {value!r}")
-    return wind
+        return WINDS.index(parse_kind(value))
+    except (TileCodeError, ValueError):
+        raise HandInputError(key, f"expected a wind E, S, W or N, got {value!r}") from None
 
 
 def _bool(data: Mapping[str, object], key: str) -> bool:

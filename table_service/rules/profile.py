@@ -120,10 +120,9 @@ class Profile:
             "lik_gu": lik_gu,
         }
         for key, value in short.items():
-            if value is not None:
+            if value is not None:  # rules.lik_gu is read below only when `rules` is None
                 check_value(key, value)
-                if key != "lik_gu" or rules is None:
-                    values[SHORTHANDS[key]] = value
+                values[SHORTHANDS[key]] = value
         for item, value in dict(tai).items():
             values[f"tai.{item}"] = value
         for key, value in values.items():
@@ -209,7 +208,7 @@ def check_value(key: str, value: object) -> None:
     """Raise ProfileError naming the (dotted) key if `value` is not allowed there."""
     if key in _SHORTHAND_CHOICES:
         choices = _SHORTHAND_CHOICES[key]
-        if type(value) is not type(choices[0]) or value not in choices:
+        if not any(type(value) is type(c) and value == c for c in choices):
             shown = ", ".join(literal(c) for c in choices)
             raise ProfileError(f"{key}: expected one of {shown}, got {value!r}")
     elif key in ("base", "per_tai"):

@@ -241,6 +241,24 @@ def meld(**value: Any) -> dict[str, Any]:
          "flowers", "flowers: a eight_immortals lists all eight flowers"),
         ({"flower_win": "seven_rob_one", "flowers": EIGHT[:7]}, "flowers",
          "flowers: a seven_rob_one lists all eight flowers"),
+        # a run stays in one suit and starts at 1–7; honours make no run
+        (meld(kind="chi", tiles=["9m", "1p", "2p"]), "melds[0].tiles",
+         "melds[0].tiles: 9m 1p 2p is not a chi"),
+        (meld(kind="chi", tiles=["8s", "9s", "E"]), "melds[0].tiles",
+         "melds[0].tiles: 8s 9s E is not a chi"),
+        (meld(kind="chi", tiles=["E", "S", "W"]), "melds[0].tiles",
+         "melds[0].tiles: E S W is not a chi"),
+        (meld(kind="chi", tiles=["C", "F", "P"]), "melds[0].tiles",
+         "melds[0].tiles: C F P is not a chi"),
+        ({**GOOD, "seat_wind": "X"}, "seat_wind",
+         "seat_wind: expected a wind E, S, W or N, got 'X'"),
+        # a flower win that gives any of its tiles gives them all
+        ({"flower_win": "eight_immortals", "flowers": EIGHT, "concealed": GOOD["concealed"]},
+         "winning_tile", "winning_tile: missing"),
+        ({"flower_win": "eight_immortals", "flowers": EIGHT, "melds": GOOD["melds"]},
+         "concealed", "concealed: missing"),
+        ({"flower_win": "eight_immortals", "flowers": EIGHT, "winning_tile": "4m"},
+         "concealed", "concealed: missing"),
     ],
 )  # fmt: skip
 def test_malformed_declaration_names_field_and_says_why(
@@ -305,3 +323,25 @@ def test_input_vocabularies() -> None:
     assert hand_module.FLOWER_WINS == ("eight_immortals", "seven_rob_one")
     assert hand_module.WIND_CODES == ("E", "S", "W", "N")
     assert hand_module.HAND_TILES == 16
+
+
+def test_runs_at_the_ends_of_each_suit_are_chi() -> None:
+    for run in (["1m", "2m", "3m"], ["7m", "8m", "9m"], ["7p", "8p", "9p"], ["7s", "8s", "9s"]):
+        got = parse_hand(meld(kind="chi", tiles=run))
+        assert got.melds[0].tiles == tuple(parse_kind(t) for t in run)
+
+
+def test_winds_by_code_and_name() -> None:
+    """seat_wind / round_wind: E S W N (or 東南西北) are 0–3."""
+    for code, wind in (("E", 0), ("S", 1), ("W", 2), ("N", 3), ("北", 3)):
+        got = parse_hand({**GOOD, "seat_wind": code, "round_wind": code})
+        assert (got.seat_wind, got.round_wind) == (wind, wind)
+
+
+def test_declarations_are_immutable() -> None:
+    """The rules engine works on immutable values: a scored hand cannot change under it."""
+    got = parse_hand(GOOD)
+    with pytest.raises(AttributeError):
+        got.dealer = True  # type: ignore[misc]
+    with pytest.raises(AttributeError):
+        got.melds[0].concealed = True  # type: ignore[misc]
