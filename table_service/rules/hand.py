@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final, Literal, cast
+from typing import TYPE_CHECKING, Final, Literal, cast, get_args
 
 from table_service.rules.tiles import (
     FIRST_HONOUR,
@@ -29,10 +29,11 @@ Declaration = Literal["heavenly_ready", "earthly_ready"]
 Timing = Literal["heavenly_win", "earthly_win", "human_win"]
 FlowerWin = Literal["eight_immortals", "seven_rob_one"]
 
-WIN_KINDS: Final = ("self_draw", "discard", "robbing_kong")
-DECLARATIONS: Final = ("heavenly_ready", "earthly_ready")
-TIMINGS: Final = ("heavenly_win", "earthly_win", "human_win")
-FLOWER_WINS: Final = ("eight_immortals", "seven_rob_one")
+MELD_KINDS: Final = get_args(MeldKind)
+WIN_KINDS: Final = get_args(WinKind)
+DECLARATIONS: Final = get_args(Declaration)
+TIMINGS: Final = get_args(Timing)
+FLOWER_WINS: Final = get_args(FlowerWin)
 WIND_CODES: Final = ("E", "S", "W", "N")
 HAND_TILES: Final = 16  # concealed tiles + 3 per meld, before the winning tile
 
@@ -135,7 +136,7 @@ def parse_hand(data: object, profile: Profile | None = None) -> Hand:
         concealed=concealed,
         melds=melds,
         winning_tile=winning_tile,
-        win=cast("WinKind", win),
+        win=cast(WinKind, win),
         flowers=flowers,
         seat_wind=_wind(data, "seat_wind"),
         round_wind=_wind(data, "round_wind"),
@@ -143,9 +144,9 @@ def parse_hand(data: object, profile: Profile | None = None) -> Hand:
         streak=_streak(data),
         replacement=_bool(data, "replacement"),
         last_tile=_bool(data, "last_tile"),
-        declared=cast("Declaration | None", _choice(data, "declared", DECLARATIONS, None)),
-        timing=cast("Timing | None", _choice(data, "timing", TIMINGS, None)),
-        flower_win=cast("FlowerWin | None", flower_win),
+        declared=cast(Declaration | None, _choice(data, "declared", DECLARATIONS, None)),
+        timing=cast(Timing | None, _choice(data, "timing", TIMINGS, None)),
+        flower_win=cast(FlowerWin | None, flower_win),
         robbed_flower=_robbed_flower(data),
     )
     check_hand(hand, profile)
@@ -269,9 +270,10 @@ def _meld(value: object, field: str) -> Meld:
     extra = sorted(set(value) - {"kind", "tiles", "concealed"})
     if extra:
         raise HandInputError(f"{field}.{extra[0]}", "unknown key")
-    kind = value.get("kind")
-    if kind not in ("chi", "pong", "kong"):
-        raise HandInputError(f"{field}.kind", f"expected chi, pong or kong, got {kind!r}")
+    given = value.get("kind")
+    if given not in MELD_KINDS:
+        raise HandInputError(f"{field}.kind", f"expected chi, pong or kong, got {given!r}")
+    kind = cast(MeldKind, given)
     tiles = tuple(sorted(_kinds(value.get("tiles"), f"{field}.tiles")))
     concealed = value.get("concealed", False)
     if not isinstance(concealed, bool):
@@ -281,7 +283,7 @@ def _meld(value: object, field: str) -> Meld:
     if not _is_meld_shape(kind, tiles):
         shown = " ".join(kind_code(t) for t in tiles)
         raise HandInputError(f"{field}.tiles", f"{shown} is not a {kind}")
-    return Meld(kind=cast("MeldKind", kind), tiles=tiles, concealed=concealed)
+    return Meld(kind=kind, tiles=tiles, concealed=concealed)
 
 
 def _is_meld_shape(kind: str, tiles: tuple[int, ...]) -> bool:

@@ -317,6 +317,7 @@ def test_meld_defaults_and_views() -> None:
 
 def test_input_vocabularies() -> None:
     """score-format.md's values for `win`, `declared`, `timing`, `flower_win` and the winds."""
+    assert hand_module.MELD_KINDS == ("chi", "pong", "kong")
     assert hand_module.WIN_KINDS == ("self_draw", "discard", "robbing_kong")
     assert hand_module.DECLARATIONS == ("heavenly_ready", "earthly_ready")
     assert hand_module.TIMINGS == ("heavenly_win", "earthly_win", "human_win")
