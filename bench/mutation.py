@@ -4,6 +4,7 @@ checked-in list of equivalent mutants.
     .venv/bin/pip install "mutmut==2.5.1"
     .venv/bin/python bench/mutation.py                       # table_service/rules
     .venv/bin/python bench/mutation.py --package firmware_bridge/protocol
+    .venv/bin/python bench/mutation.py --package table_service/mirror
     .venv/bin/python bench/mutation.py --workdir /tmp/mut --keep   # keep mutmut's cache
 
 mutmut 2, not 3: mutmut 3 leaves module-level code and decorated functions alone, and
@@ -92,6 +93,18 @@ PACKAGES = {
             "tests/rules/test_profile.py::TestResolvedForm::test_any_profile_round_trips",
         ),
         properties=("tests/rules/test_properties.py",),
+    ),
+    "table_service/mirror": Selection(
+        tests=(
+            "tests/mirror/test_violations.py",
+            "tests/mirror/test_decisions.py",
+            "tests/mirror/test_claims.py",
+            "tests/mirror/test_rotation.py",
+            "tests/mirror/test_faults.py",
+            "tests/mirror/test_money.py",
+            "tests/mirror/test_session_profile.py",
+        ),
+        properties=("tests/mirror/test_simulated.py",),  # simulated games, Hypothesis
     ),
     "firmware_bridge/protocol": Selection(
         tests=(
