@@ -288,13 +288,11 @@ def _meld(value: object, field: str) -> Meld:
 
 def _is_meld_shape(kind: str, tiles: tuple[int, ...]) -> bool:
     if kind == "chi":
-        return (
-            len(tiles) == 3
-            and tiles[0] < FIRST_HONOUR
-            and tiles[0] % 9 <= 6  # a run starts at 1–7 of its suit
-            and tiles[1] == tiles[0] + 1
-            and tiles[2] == tiles[0] + 2
-        )
+        if len(tiles) != 3:
+            return False
+        first, second, third = tiles
+        # a run starts at 1–7 of a suit
+        return first < FIRST_HONOUR and first % 9 <= 6 and (second, third) == (first + 1, first + 2)
     size = 3 if kind == "pong" else 4
     return len(tiles) == size and len(set(tiles)) == 1
 

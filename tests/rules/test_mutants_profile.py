@@ -100,8 +100,12 @@ def test_a_rules_table_in_a_file_is_read_whole() -> None:
     assert got.rules.special_wins_need_declaration is True  # the preset's, untouched
 
 
-def test_keys_after_the_preset_are_read() -> None:
+def test_keys_after_the_preset_and_after_a_table_are_read() -> None:
     got = profile_from_mapping({"preset": "seed001", "base": 5, "tai": {"dealer": 3}})
+    assert (got.base, got.tai_of("dealer")) == (5, 3)
+    got = profile_from_toml("[tai]\ndealer = 3\n[rules]\nlik_gu = true\n")
+    assert (got.tai_of("dealer"), got.rules.lik_gu) == (3, True)
+    got = profile_from_mapping({"tai": {"dealer": 3}, "base": 5})  # an API body in any order
     assert (got.base, got.tai_of("dealer")) == (5, 3)
 
 
