@@ -96,6 +96,7 @@ PACKAGES = {
     ),
     "table_service/mirror": Selection(
         tests=(
+            "tests/mirror/test_worked_examples.py",
             "tests/mirror/test_violations.py",
             "tests/mirror/test_decisions.py",
             "tests/mirror/test_claims.py",
@@ -103,6 +104,7 @@ PACKAGES = {
             "tests/mirror/test_faults.py",
             "tests/mirror/test_money.py",
             "tests/mirror/test_session_profile.py",
+            "tests/test_event_docs.py",  # the records' field descriptions
         ),
         properties=("tests/mirror/test_simulated.py",),  # simulated games, Hypothesis
     ),
