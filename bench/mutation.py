@@ -97,6 +97,7 @@ PACKAGES = {
     "table_service/mirror": Selection(
         tests=(
             "tests/mirror/test_worked_examples.py",
+            "tests/mirror/test_replay_input.py",
             "tests/mirror/test_violations.py",
             "tests/mirror/test_decisions.py",
             "tests/mirror/test_claims.py",

@@ -42,6 +42,7 @@ from table_service.mirror.records import (
     PaymentRecord,
     Record,
     SettleKindName,
+    unreadable_fault_code,
 )
 from table_service.mirror.session import WINDS, SessionStart
 from table_service.mirror.state import HandState, SeatState
@@ -274,8 +275,8 @@ class TableMirror(DrawingMixin, ClaimsMixin, WinsMixin):
             hand.wall = body.count  # the wall is the table's to count: follow it from here
 
     def _invalid(self, body: Any) -> None:
-        code = "unknown_tile" if "tile" in body.error.lower() else "impossible"
-        self._fault(code, f"the controller sent a frame the catalogue refused: {body.error}")
+        why = f"the controller sent a frame the catalogue refused: {body.error}"
+        self._fault(unreadable_fault_code(body.error), why)
 
     # --- finishing a hand ----------------------------------------------------------
 

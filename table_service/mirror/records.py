@@ -6,6 +6,7 @@ shapes, and docs/events.md is generated from these models.
 
 from __future__ import annotations
 
+import re
 from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -42,6 +43,16 @@ FaultCode = Literal[
     "fifth_copy", "tile_twice", "unknown_tile", "impossible", "count_mismatch", "gap"
 ]
 FAULT_CODES: Final[tuple[str, ...]] = FaultCode.__args__  # type: ignore[attr-defined]
+
+# A tile id field ("tile", "tiles", "tiles.3") named in a refusal, not a kind that holds
+# the word: "tile_drawn: seat: 9 out of range" is an impossible body, not an unknown tile.
+_TILE_FIELD: Final = re.compile(r"(?:^|[ .])tiles?(?=[.:\[]|$)")
+
+
+def unreadable_fault_code(error: str) -> FaultCode:
+    """The fault for a body the catalogue or the schema refused, from its `field: why` text."""
+    return "unknown_tile" if _TILE_FIELD.search(error) else "impossible"
+
 
 # Breaches that make the seat 相公 (taiwan16.md §3, seed 000's list: 缺張/逾張, 錯吃碰槓,
 # 花牌未補, 花牌打出, 吃入打出/打出吃入, and a claim made after losing its priority).

@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from firmware_bridge.messages import Event
 from table_service.mirror.mirror import TableMirror
-from table_service.mirror.records import Record, Summary
+from table_service.mirror.records import Record, Summary, unreadable_fault_code
 from table_service.mirror.session import SessionStart
 from table_service.rules.table import SEATS
 
@@ -74,7 +74,7 @@ class Replay:
             # The envelope is sound, the body is not: the table sent something impossible.
             table, boot_id, seq = envelope
             detail = _first_error(exc)
-            code = "unknown_tile" if "tile" in detail else "impossible"
+            code = unreadable_fault_code(detail.partition(": ")[0])
             return self.mirror(table).fault(boot_id, seq, code, f"unreadable event: {detail}")
         return self.mirror(event.table).apply(event)
 

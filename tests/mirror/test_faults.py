@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
+from firmware_bridge.protocol.catalogue import Frame, from_frame
+from firmware_bridge.protocol.errors import PayloadError
 from table_service.mirror.replay import replay_lines
 from tests.mirror.script import TABLE, Script, quiet
 
@@ -115,3 +119,43 @@ def test_duplicates_in_a_replay() -> None:
     assert again[:-1] == clean[:-1]
     assert json.loads(again[-1])["duplicates"] == len(range(0, len(events), 10))
     assert json.loads(clean[-1])["duplicates"] == 0
+
+
+def refusal(frame_type: int, payload: bytes) -> str:
+    """The bridge's own text for a frame the catalogue refuses (what an `invalid` body carries)."""
+    with pytest.raises(PayloadError) as info:
+        from_frame(Frame(type=frame_type, seq=1, ack=0, payload=payload))
+    return str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("payload", "code"),
+    [
+        (bytes([1, 200, 0]), "unknown_tile"),  # tile_drawn: tile: 200 out of range
+        (bytes([9, 5, 0]), "impossible"),  # tile_drawn: seat: 9 out of range (not a tile's fault)
+        (bytes([1, 5]), "impossible"),  # tile_drawn: length: 2 payload bytes
+    ],
+)
+def test_a_refused_frame_is_a_fault_named_by_the_field_at_fault(payload: bytes, code: str) -> None:
+    """replay-format.md: unknown_tile is a tile id that does not exist; any other unreadable
+    body is impossible, even in an event whose kind has "tile" in its name."""
+    error = refusal(0x14, payload)
+    t = Script(quiet())
+    seq = t.seq + 1
+    t.emit({"kind": "invalid", "type": 0x14, "payload_hex": payload.hex(), "error": error})
+    assert t.faults() == [(seq, code)]
+    (fault,) = [r for r in t.records if r.seq == seq]
+    assert fault.detail == f"the controller sent a frame the catalogue refused: {error}"
+
+
+def test_a_replayed_body_with_a_bad_seat_is_impossible_not_an_unknown_tile() -> None:
+    t = Script(quiet())
+    lines = [json.dumps({"session": {"table": TABLE}})]
+    lines += [e.model_dump_json() for e in t.events]
+    body = {"kind": "tile_discarded", "seat": 7, "tile": 5}
+    envelope = {"schema_version": 1, "table": TABLE, "boot_id": 1, "seq": t.seq + 1, "ts": 0.0}
+    lines.append(json.dumps({**envelope, "body": body}))
+    out = [json.loads(line) for line in replay_lines(lines)]
+    assert [(r["seq"], r["code"]) for r in out if r["type"] == "fault"] == [
+        (t.seq + 1, "impossible")
+    ]
