@@ -98,6 +98,7 @@ PACKAGES = {
         tests=(
             "tests/mirror/test_worked_examples.py",
             "tests/mirror/test_replay_input.py",
+            "tests/mirror/test_lifecycle.py",
             "tests/mirror/test_violations.py",
             "tests/mirror/test_decisions.py",
             "tests/mirror/test_claims.py",

@@ -74,10 +74,7 @@ class TableMirror(DrawingMixin, ClaimsMixin, WinsMixin):
             "tiles_shown": self._tiles_shown,
             "tiles_left": self._tiles_left,
             "invalid": self._invalid,
-            "fault": _ignore,
-            "state": _ignore,
-            "command_refused": _ignore,  # the bridge reports it to the command's sender
-        }
+        }  # any other kind changes nothing in the game (see _ignore)
         if session is not None:
             self.start_session(session)
 
@@ -364,4 +361,5 @@ class TableMirror(DrawingMixin, ClaimsMixin, WinsMixin):
 
 
 def _ignore(body: Any) -> None:
-    """Controller status events (`fault`, `state`) change nothing in the game."""
+    """Controller status events (`fault`, `state`) change nothing in the game, and a
+    `command_refused` is for the command's sender (the bridge answers it)."""

@@ -1,0 +1,67 @@
+"""The hand's lifecycle outside play: events out of place, and the referee's correction of
+the deal (replay-format.md; the service's `deal` correction calls `correct_deal`)."""
+
+from __future__ import annotations
+
+from table_service.mirror.mirror import TableMirror
+from tests.mirror.script import Script, quiet
+
+
+def test_shuffle_finished_with_no_shuffle_started_is_a_fault() -> None:
+    t = Script(deal=False)
+    t.emit({"kind": "shuffle_finished"})
+    assert t.faults() == [(1, "impossible")]
+    assert t.records[0].detail == "shuffle finished with no shuffle started"  # type: ignore[union-attr]
+    t.emit({"kind": "shuffle_started"})
+    t.emit({"kind": "shuffle_finished"})
+    assert t.faults() == [(1, "impossible")]  # in its place, nothing
+
+
+def test_controller_status_events_change_nothing() -> None:
+    t = Script(quiet())
+    before = t.mirror.snapshot(concealed=True)
+    t.emit({"kind": "fault", "code": "jam", "unit": 2, "active": 1})
+    t.emit({"kind": "state", "phase": "playing", "tiles_left": t.wall, "turn": 0, "dealer": 0})
+    t.emit({"kind": "command_refused", "command_seq": 7, "command_type": 32, "reason": "not_now"})
+    assert t.records[len(t.deal_records) :] == []
+    assert t.mirror.snapshot(concealed=True) == before
+
+
+def test_a_correction_with_no_hand_yet_sets_the_next_deal() -> None:
+    mirror = TableMirror("t1")
+    mirror.correct_deal(2, 3, 1)
+    got = mirror.snapshot()
+    assert (got["dealer"], got["streak"], got["round_wind"], got["hand"]) == (2, 3, "S", None)
+
+
+def test_a_correction_before_the_roll_moves_the_deal_being_set_up() -> None:
+    """Between the shuffle and the deal roll no tile has moved: the corrected dealer deals."""
+    t = Script(deal=False)
+    t.emit({"kind": "shuffle_started"})
+    t.mirror.correct_deal(2, 1, 0)
+    assert t.mirror.snapshot()["hand"]["dealer"] == 2
+    stacks = {f"stacks_{i}": 18 for i in range(4)}
+    t.emit({"kind": "wall_built", **stacks})
+    t.mirror.correct_deal(3, 0, 0)
+    assert t.mirror.snapshot()["hand"]["dealer"] == 3
+
+
+def test_a_correction_during_play_leaves_the_hand_and_sets_the_next() -> None:
+    """A correction is a new fact, not an edit: the hand in play keeps its dealer."""
+    t = Script(quiet())
+    t.mirror.correct_deal(2, 1, 1)
+    got = t.mirror.snapshot()
+    assert (got["dealer"], got["streak"], got["round_wind"]) == (2, 1, "S")
+    assert (got["hand"]["dealer"], got["hand"]["phase"]) == (0, "play")
+
+
+def test_a_correction_after_the_last_hand_of_a_jiang_carries_on() -> None:
+    """The 將 was over (the next shuffle would start a new one at the first dealer); the
+    referee says play goes on from dealer 2: the next hand is dealt by seat 2, not reset."""
+    t = Script(deal=False)
+    t.mirror.jiang_over = True
+    t.mirror.correct_deal(2, 1, 3)
+    t.emit({"kind": "shuffle_started"})
+    got = t.mirror.snapshot()
+    assert (got["dealer"], got["streak"], got["round_wind"]) == (2, 1, "N")
+    assert got["hand"]["dealer"] == 2
