@@ -99,6 +99,7 @@ PACKAGES = {
             "tests/mirror/test_worked_examples.py",
             "tests/mirror/test_replay_input.py",
             "tests/mirror/test_lifecycle.py",
+            "tests/mirror/test_bookkeeping.py",
             "tests/mirror/test_violations.py",
             "tests/mirror/test_decisions.py",
             "tests/mirror/test_claims.py",

@@ -105,15 +105,14 @@ class TableMirror(DrawingMixin, ClaimsMixin, WinsMixin):
 
     def apply(self, event: Event) -> list[Record]:
         """One event in (any order of boots, seq order within one), the records it caused."""
+        if self.session is None:  # a stream with no session start plays by the defaults
+            self.start_session(SessionStart(table=self.table))
         self._out = []
         self._boot, self._seq = event.boot_id, event.seq
         if not self._admit(event.boot_id, event.seq):
             self.duplicates += 1
             return self._out
         self.events += 1
-        if self.session is None:
-            self.start_session(SessionStart(table=self.table))
-            self._out = []
         body = event.body
         kind = body.kind
         if self._claim is not None and not self._continues_claim(kind, body):
