@@ -214,10 +214,15 @@ class TableMirror(DrawingMixin, ClaimsMixin, WinsMixin):
                 self._end_drawn()
             else:
                 self._fault("impossible", f"a new shuffle while the hand is in {hand.phase}")
+        self._new_hand()
+
+    def _new_hand(self) -> HandState:
+        """A hand begins; after the last hand of a 將 a new 將 begins at its first dealer."""
         if self.jiang_over:
             self.deal = Deal(self.deal.first_dealer, 0, 0, self.deal.first_dealer)
             self.jiang_over = False
         self.hand = HandState([SeatState(s) for s in range(SEATS)], self.deal.dealer)
+        return self.hand
 
     def _shuffle_finished(self, body: Any) -> None:
         if self.hand is None or self.hand.phase != "shuffling":
@@ -225,13 +230,14 @@ class TableMirror(DrawingMixin, ClaimsMixin, WinsMixin):
 
     def _wall_built(self, body: Any) -> None:
         stacks = body.stacks_0 + body.stacks_1 + body.stacks_2 + body.stacks_3
-        if self.hand is None or self.hand.phase != "shuffling":
+        hand = self.hand
+        if hand is None or hand.phase != "shuffling":
             self._fault("impossible", "a wall built with no shuffle before it")
-            self.hand = HandState([SeatState(s) for s in range(SEATS)], self.deal.dealer)
+            hand = self._new_hand()
         if stacks * 2 != WALL_TILES:
             self._fault("count_mismatch", f"the wall has {stacks} stacks, not {WALL_TILES // 2}")
-        self.hand.phase = "built"
-        self.hand.wall = stacks * 2
+        hand.phase = "built"
+        hand.wall = stacks * 2
 
     def _dice_rolled(self, body: Any) -> None:
         roll = body.roll.name
@@ -252,10 +258,7 @@ class TableMirror(DrawingMixin, ClaimsMixin, WinsMixin):
         if hand is None or hand.phase != "built":
             self._fault("impossible", "a deal roll with no wall built")
             if hand is None or hand.phase == "over":
-                if self.jiang_over:
-                    self.deal = Deal(self.deal.first_dealer, 0, 0, self.deal.first_dealer)
-                    self.jiang_over = False
-                hand = self.hand = HandState([SeatState(s) for s in range(SEATS)], self.deal.dealer)
+                hand = self._new_hand()
         hand.dealer = self.deal.dealer
         hand.dice = (body.die_1, body.die_2, body.die_3)
         hand.opening_seat = counted_seat(self.deal.dealer, total)
