@@ -65,3 +65,16 @@ def test_a_correction_after_the_last_hand_of_a_jiang_carries_on() -> None:
     got = t.mirror.snapshot()
     assert (got["dealer"], got["streak"], got["round_wind"]) == (2, 1, "N")
     assert got["hand"]["dealer"] == 2
+
+
+def test_the_next_hand_after_a_jiang_starts_a_new_jiang_however_it_opens() -> None:
+    """Whichever event opens the next hand (a shuffle, or a wall built with no shuffle seen),
+    the new 將 begins at its first dealer (start_seat), streak 0, round 東."""
+    stacks = {f"stacks_{i}": 18 for i in range(4)}
+    for opening in ({"kind": "shuffle_started"}, {"kind": "wall_built", **stacks}):
+        t = Script(deal=False, dealer=3, streak=2, round_wind="N", start_seat=1)
+        t.mirror.jiang_over = True
+        t.emit(opening)
+        got = t.mirror.snapshot()
+        assert (got["dealer"], got["streak"], got["round_wind"]) == (1, 0, "E")
+        assert got["hand"]["dealer"] == 1
