@@ -100,6 +100,7 @@ PACKAGES = {
             "tests/mirror/test_replay_input.py",
             "tests/mirror/test_lifecycle.py",
             "tests/mirror/test_bookkeeping.py",
+            "tests/mirror/test_records.py",
             "tests/mirror/test_violations.py",
             "tests/mirror/test_decisions.py",
             "tests/mirror/test_claims.py",

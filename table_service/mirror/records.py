@@ -114,8 +114,6 @@ class PaymentRecord(_Record):
     tai: int
     dealer_tai: int
 
-    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
-
 
 class NextDeal(_Record):
     dealer: int

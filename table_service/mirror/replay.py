@@ -34,7 +34,6 @@ class Replay:
 
     def __init__(self) -> None:
         self.mirrors: dict[str, TableMirror] = {}
-        self.pending_session: SessionStart | None = None
 
     def mirror(self, table: str) -> TableMirror:
         mirror = self.mirrors.get(table)
@@ -74,7 +73,7 @@ class Replay:
             # The envelope is sound, the body is not: the table sent something impossible.
             table, boot_id, seq = envelope
             detail = _first_error(exc)
-            code = unreadable_fault_code(detail.partition(": ")[0])
+            code = unreadable_fault_code(detail)
             return self.mirror(table).fault(boot_id, seq, code, f"unreadable event: {detail}")
         return self.mirror(event.table).apply(event)
 
@@ -120,5 +119,5 @@ def _envelope(data: dict[str, Any]) -> tuple[str, int, int] | None:
 
 def _first_error(exc: ValidationError) -> str:
     err = exc.errors()[0]
-    where = ".".join(str(p) for p in err["loc"]) or "line"
+    where = ".".join(str(p) for p in err["loc"])  # never empty: every line is an object
     return f"{where}: {err['msg']}"

@@ -134,3 +134,32 @@ def test_a_shuffle_after_the_last_tile_ends_the_hand_drawn() -> None:
     assert [h.result for h in drawn] == ["drawn"]
     t.emit(SHUFFLE)
     assert t.faults() == [] and len(t.hands()) == 1
+
+
+def test_a_jump_of_one_missing_event_is_a_gap() -> None:
+    mirror = TableMirror("t1")
+    mirror.apply(event(1))
+    assert faults(mirror.apply(event(3))) == [(3, "gap", "seq jumped from 1 to 3 (boot 1)")]
+
+
+def test_an_unreadable_body_delivered_twice_is_one_fault_and_one_duplicate() -> None:
+    mirror = TableMirror("t1")
+    mirror.apply(event(1))
+    assert faults(mirror.fault(1, 2, "unknown_tile", "tile 200")) == [
+        (2, "unknown_tile", "tile 200")
+    ]
+    assert mirror.fault(1, 2, "unknown_tile", "tile 200") == []
+    mirror.fault(1, 2, "unknown_tile", "tile 200")
+    assert (mirror.events, mirror.faults, mirror.duplicates) == (2, 1, 2)
+
+
+def test_a_shuffle_after_the_last_tile_is_drawn_ends_the_hand_drawn() -> None:
+    """The last drawable tile is drawn and never discarded: the table shuffles, the hand is 荒局."""
+    t = Script(quiet())
+    t.discard(0, "2m")
+    t.burn(1)
+    t.draw(t.next_seat)
+    assert (t.drawable, t.hands()) == (0, [])
+    t.emit(SHUFFLE)
+    assert [h.result for h in t.hands()] == ["drawn"]
+    assert t.faults() == []

@@ -78,3 +78,82 @@ def test_the_next_hand_after_a_jiang_starts_a_new_jiang_however_it_opens() -> No
         got = t.mirror.snapshot()
         assert (got["dealer"], got["streak"], got["round_wind"]) == (1, 0, "E")
         assert got["hand"]["dealer"] == 1
+
+
+STACKS = {f"stacks_{i}": 18 for i in range(4)}
+
+
+def roll(t: Script, kind: str, dice: tuple[int, int, int]) -> None:
+    d1, d2, d3 = dice
+    t.emit({"kind": "dice_rolled", "roll": kind, "die_1": d1, "die_2": d2, "die_3": d3})
+
+
+def test_a_wall_built_with_no_shuffle_is_a_fault_and_play_follows_the_table() -> None:
+    t = Script(deal=False)
+    t.emit({"kind": "wall_built", **STACKS})
+    assert t.faults() == [(1, "impossible")]
+    assert t.records[-1].detail == "a wall built with no shuffle before it"  # type: ignore[union-attr]
+    hand = t.mirror.snapshot()["hand"]
+    assert (hand["phase"], hand["tiles_left"]) == ("built", 144)
+
+
+def test_a_wall_of_the_wrong_size_is_a_count_mismatch() -> None:
+    t = Script(deal=False)
+    t.emit({"kind": "shuffle_started"})
+    t.emit({"kind": "wall_built", **STACKS, "stacks_2": 17})
+    assert t.faults() == [(2, "count_mismatch")]
+    assert t.records[-1].detail == "the wall has 71 stacks, not 72"  # type: ignore[union-attr]
+    assert t.mirror.snapshot()["hand"]["tiles_left"] == 142  # the table's count is followed
+
+
+def test_the_dealer_roll_between_hands_sets_the_first_dealer() -> None:
+    """定莊 (§2): rolled at seat 0; the total counts seats from it (1 = seat 0)."""
+    for dice, first in (((1, 2, 2), 0), ((1, 2, 3), 1), ((1, 2, 4), 2), ((2, 3, 3), 3)):
+        t = Script(deal=False, dealer=3, streak=2, round_wind="S", start_seat=3)
+        roll(t, "dealer", dice)
+        got = t.mirror.snapshot()
+        assert (got["dealer"], got["start_seat"], got["streak"], got["round_wind"]) == (
+            first, first, 0, "E",
+        )  # fmt: skip
+        assert t.faults() == []
+
+
+def test_a_seating_roll_between_hands_changes_nothing() -> None:
+    t = Script(deal=False, dealer=2, streak=1)
+    roll(t, "seating", (6, 6, 6))
+    got = t.mirror.snapshot()
+    assert (got["dealer"], got["streak"], got["hand"], t.faults()) == (2, 1, None, [])
+
+
+def test_seating_and_dealer_rolls_in_the_middle_of_a_hand_are_faults() -> None:
+    t = Script(quiet())
+    seq = t.seq
+    roll(t, "seating", (1, 2, 3))
+    roll(t, "dealer", (1, 2, 3))
+    assert t.faults() == [(seq + 1, "impossible"), (seq + 2, "impossible")]
+    details = [r.detail for r in t.records[-2:]]  # type: ignore[union-attr]
+    assert details == [
+        "a seating roll in the middle of a hand",
+        "a dealer roll in the middle of a hand",
+    ]
+    assert t.mirror.snapshot()["dealer"] == 0  # the deal stands
+
+
+def test_a_deal_roll_with_no_wall_is_a_fault() -> None:
+    t = Script(deal=False)
+    roll(t, "deal", (1, 2, 2))
+    assert t.faults() == [(1, "impossible")]
+    assert t.records[-1].detail == "a deal roll with no wall built"  # type: ignore[union-attr]
+    assert t.mirror.snapshot()["hand"]["opening_seat"] == 0
+
+
+def test_a_win_pressed_and_never_revealed_is_judged_when_play_moves_on() -> None:
+    """The next event that is not the reveal (nor a rival 胡) closes the claim: judged on
+    the mirror's own picture of the hand."""
+    t = Script(quiet({1: "2m 3m 4m 6m 7m 8m 2p 2p 2p 2s 3s 4s 7p 8p E E"}, extra="9p"))
+    t.discard(0, "9p")
+    t.button(1, "win")
+    assert t.hands() == []
+    t.emit({"kind": "shuffle_started"})
+    (hand,) = t.hands()
+    assert (hand.result, hand.seat, hand.payer) == ("win", 1, 0)

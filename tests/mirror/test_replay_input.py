@@ -44,6 +44,12 @@ def event(seq: int, body: dict[str, Any], table: str = "sc") -> str:
          "line 2: session: profile: Value error, unknown profile 'house' (known: mjonline, "
          "seed001)"),
         ('{"session": {}, "zz": 1, "extra": 1}', "line 2: extra: unknown key beside session"),
+        ('{"session": {}, "zz": 1}', "line 2: zz: unknown key beside session"),
+        # a body, but no sound envelope: the line is unreadable, not the table's fault
+        ('{"table": "t", "seq": 1, "ts": 0, "body": {"kind": "shuffle_started"}}',
+         "line 2: boot_id: Field required"),
+        ('{"table": "t", "boot_id": 1.5, "seq": 1, "ts": 0, "body": {"kind": "shuffle_started"}}',
+         "line 2: boot_id: Input should be a valid integer, got a number with a fractional part"),
     ],
 )  # fmt: skip
 def test_an_unreadable_line_is_named_with_its_reason(line: str, message: str) -> None:
@@ -84,6 +90,7 @@ def test_every_tables_stream_is_finished() -> None:
     assert [(h["table"], h["seat"], h["net"]) for h in hands] == [
         ("sc", 1, [-240, 240, 0, 0]), ("sd", 1, [-240, 240, 0, 0]),
     ]  # fmt: skip
+    assert hands[1]["payments"][0]["from"] == 0  # the wire names here too
     assert (got[-1]["hands"], got[-1]["totals"]) == (2, [-480, 480, 0, 0])
 
 
@@ -91,3 +98,16 @@ def test_payments_are_written_with_their_wire_names() -> None:
     """replay-format.md's payment: {"from", "to", "amount", …}, not the model's field names."""
     (hand,) = [r for r in records(EX01) if r["type"] == "hand"]
     assert hand["payments"] == [{"from": 0, "to": 1, "amount": 240, "tai": 6, "dealer_tai": 1}]
+
+
+def test_a_session_without_a_table_name_is_the_default_tables() -> None:
+    """replay-format.md: a session line may leave out `table`; it is then "table"."""
+    session = json.loads(SESSION)
+    del session["session"]["table"]
+    session["session"]["base"] = 200
+    lines = [
+        json.dumps(session),
+        *(line.replace('"table": "sc"', '"table": "table"') for line in EX01[1:]),
+    ]
+    (hand,) = [r for r in records(lines) if r["type"] == "hand"]
+    assert (hand["table"], hand["net"]) == ("table", [-340, 340, 0, 0])  # 底 200 + 6 台 × 20
