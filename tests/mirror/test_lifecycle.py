@@ -157,3 +157,33 @@ def test_a_win_pressed_and_never_revealed_is_judged_when_play_moves_on() -> None
     t.emit({"kind": "shuffle_started"})
     (hand,) = t.hands()
     assert (hand.result, hand.seat, hand.payer) == ("win", 1, 0)
+
+
+def test_the_tables_count_of_tiles_left_is_followed_after_a_mismatch() -> None:
+    t = Script(quiet())
+    left = t.mirror.snapshot()["hand"]["tiles_left"]
+    seq = t.seq + 1
+    t.emit({"kind": "tiles_left", "count": left - 3})
+    assert t.faults() == [(seq, "count_mismatch")]
+    assert t.records[-1].detail == (  # type: ignore[union-attr]
+        f"the table counts {left - 3} tiles left, the mirror {left}"
+    )
+    assert t.mirror.snapshot()["hand"]["tiles_left"] == left - 3
+    t.emit({"kind": "tiles_left", "count": left - 3})
+    assert len(t.faults()) == 1
+
+
+def test_the_deal_roll_is_kept_with_the_hand() -> None:
+    t = Script(quiet(), dice=(2, 3, 6))
+    hand = t.mirror.snapshot()["hand"]
+    assert (hand["dice"], hand["opening_seat"]) == ([2, 3, 6], 2)  # total 11 from the dealer
+
+
+def test_a_dealer_roll_after_a_hand_is_over_sets_the_next_hands_dealer() -> None:
+    t = Script(quiet())
+    t.discard(0, "2m")
+    t.burn(0)
+    assert [h.result for h in t.hands()] == ["drawn"]
+    roll(t, "dealer", (1, 2, 4))  # total 7: seat 2
+    got = t.mirror.snapshot()
+    assert (got["dealer"], got["streak"], got["hand"]["dealer"]) == (2, 0, 2)

@@ -56,6 +56,7 @@ def test_drawn_hand_at_the_reserve_keeps_the_deal() -> None:
     )
     assert t.wall == 16 and t.mirror.snapshot()["hand"]["tiles_left"] == 16
     assert (hand.streak, nxt(hand)) == (2, (0, 3, "E"))
+    assert (hand.tai, hand.dealer_tai, hand.items, hand.payments) == (0, 0, [], [])
     assert t.faults() == [] and t.violations() == []
 
 
