@@ -101,6 +101,7 @@ PACKAGES = {
             "tests/mirror/test_lifecycle.py",
             "tests/mirror/test_bookkeeping.py",
             "tests/mirror/test_records.py",
+            "tests/mirror/test_tiles.py",
             "tests/mirror/test_violations.py",
             "tests/mirror/test_decisions.py",
             "tests/mirror/test_claims.py",
