@@ -250,6 +250,10 @@ def meld(**value: Any) -> dict[str, Any]:
          "melds[0].tiles: E S W is not a chi"),
         (meld(kind="chi", tiles=["C", "F", "P"]), "melds[0].tiles",
          "melds[0].tiles: C F P is not a chi"),
+        (meld(kind="chi", tiles=["1m", "2m"]), "melds[0].tiles",
+         "melds[0].tiles: 1m 2m is not a chi"),
+        (meld(kind="chi", tiles=["1m", "2m", "3m", "4m"]), "melds[0].tiles",
+         "melds[0].tiles: 1m 2m 3m 4m is not a chi"),
         ({**GOOD, "seat_wind": "X"}, "seat_wind",
          "seat_wind: expected a wind E, S, W or N, got 'X'"),
         # a flower win that gives any of its tiles gives them all
