@@ -102,6 +102,7 @@ PACKAGES = {
             "tests/mirror/test_bookkeeping.py",
             "tests/mirror/test_records.py",
             "tests/mirror/test_tiles.py",
+            "tests/mirror/test_drawing.py",
             "tests/mirror/test_violations.py",
             "tests/mirror/test_decisions.py",
             "tests/mirror/test_claims.py",

@@ -48,12 +48,11 @@ class DrawingMixin(MirrorCore):
             self._play_draw(hand, seat, tile, back)
 
     def _put_back(self, hand: HandState, tile: int, seat: int) -> None:
+        """Undo a provisional take (never counted as a dealt tile or a turn's draw)."""
         hand.seats[seat].concealed.remove(tile)
         hand.seats[seat].changed()
         del hand.where[tile]
         hand.wall += 1
-        if hand.phase == "dealing":
-            hand.deal_draws -= 1
 
     def _deal_draw(self, hand: HandState, seat: int, tile: int, back: bool) -> None:
         i = hand.deal_draws
