@@ -118,7 +118,7 @@ class TableMirror(DrawingMixin, ClaimsMixin, WinsMixin):
         if self._claim is not None and not self._continues_claim(kind, body):
             self._judge(None)
         self._handlers.get(kind, _ignore)(body)
-        if kind not in ("flower_revealed", "tile_drawn", "tiles_left"):
+        if kind not in ("flower_revealed", "tiles_left"):  # 七搶一 (1) robs the flower just shown
             self._last_reveal = None
         return self._out
 

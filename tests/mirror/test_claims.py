@@ -188,6 +188,30 @@ def test_seven_rob_one_case_1() -> None:
     assert hand.net == settled(hand)
 
 
+def test_seven_rob_one_case_1_across_a_count_of_tiles_left() -> None:
+    """The table may report its count between the reveal and the robber's draw; any other
+    event in between and the flower is no longer the one just revealed."""
+    t = seven_flowers()
+    t.discard(0, "2m")
+    t.cycle(1)
+    t.draw(2, "h8")
+    t.flower(2, "h8")
+    t.emit({"kind": "tiles_left", "count": t.wall})
+    t.replacement(1)
+    t.button(1, "win")
+    assert (t.violations(), t.faults()) == ([], [])
+    assert (t.hand().kind, t.hand().seat, t.hand().payer) == ("seven_rob_one", 1, 2)
+    t = seven_flowers()
+    t.discard(0, "2m")
+    t.cycle(1)
+    t.draw(2, "h8")
+    t.flower(2, "h8")
+    t.button(3, "pong")  # a stray button: the reveal is no longer the last thing shown
+    t.replacement(1)
+    assert [code for _, _, code in t.violations()][-1:] == ["out_of_turn"]  # not a rob
+    assert t.hands() == []
+
+
 def test_seven_rob_one_case_2() -> None:
     """七搶一 (2): seat 1 holds six, seat 3 one; seat 1 draws the last flower, draws its
     replacement and presses 胡: it robs seat 3's flower, seat 3 pays."""

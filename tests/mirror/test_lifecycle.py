@@ -4,7 +4,8 @@ the deal (replay-format.md; the service's `deal` correction calls `correct_deal`
 from __future__ import annotations
 
 from table_service.mirror.mirror import TableMirror
-from tests.mirror.script import Script, quiet
+from table_service.mirror.session import SessionStart
+from tests.mirror.script import TABLE, Script, quiet
 
 
 def test_shuffle_finished_with_no_shuffle_started_is_a_fault() -> None:
@@ -187,3 +188,14 @@ def test_a_dealer_roll_after_a_hand_is_over_sets_the_next_hands_dealer() -> None
     roll(t, "dealer", (1, 2, 4))  # total 7: seat 2
     got = t.mirror.snapshot()
     assert (got["dealer"], got["streak"], got["hand"]["dealer"]) == (2, 0, 2)
+
+
+def test_a_session_restart_drops_a_pending_win() -> None:
+    """start_session: the hand in progress ends without a record, its pending 胡 with it."""
+    t = Script(quiet({1: "2m 3m 4m 6m 7m 8m 2p 2p 2p 2s 3s 4s 7p 8p E E"}, extra="9p"))
+    t.discard(0, "9p")
+    t.button(1, "win")
+    assert t.mirror.start_session(SessionStart(table=TABLE)) == []
+    t.reveal(1)
+    assert t.hands() == []
+    assert t.records[-1].detail == "seat 1 revealed a hand with no 胡 declared"  # type: ignore[union-attr]
