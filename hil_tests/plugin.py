@@ -137,13 +137,16 @@ class Loop:
         return result
 
     async def delivered(self, timeout: float = 60.0) -> None:
-        """Until the far end holds every event sent (asking replays for lost tails)."""
+        """Until the far end holds every event sent (asking replays for lost tails) and its
+        mirror has been given them all (delivery waits on holes, so it can trail)."""
         assert self.sim is not None
         await self.sim.controller.wait_idle(timeout)
         async with asyncio.timeout(timeout):
             while self.received.count < self.sim.sent.count:
                 if not await self.recorder.wait_for({self.name: self.sim.sent.count}, 3.0):
                     await self.recorder.request_replay(self.name)
+            while self.far.applied.get(self.name, 0) < self.sim.sent.count:
+                await asyncio.sleep(0.05)
 
     def exactly_once(self) -> bool:
         assert self.sim is not None

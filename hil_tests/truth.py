@@ -165,9 +165,11 @@ class FarEnd:
         self.judged: dict[str, list[Judged]] = {}
         self._open: dict[str, tuple[list[Violation], list[Fault]]] = {}
         self._keys: dict[str, set[tuple[int, int]]] = {}
+        self.applied: dict[str, int] = {}  # events given to each table's mirror
 
     def apply(self, event: Event) -> list[Record]:
         """Feed one event (in order, as the consumer delivers it)."""
+        self.applied[event.table] = self.applied.get(event.table, 0) + 1
         mirror = self.mirrors.get(event.table)
         if mirror is None:
             mirror = self.mirrors[event.table] = TableMirror(event.table)
