@@ -38,6 +38,7 @@ from table_service.rules.tiles import (
 
 TABLE = "t1"
 DEALT = 16
+FULL_WALL: Final = {f"stacks_{i}": 18 for i in range(SEATS)}  # wall_built's body: 72 stacks
 FLOWER_NAMES: Final = frozenset("春夏秋冬梅蘭菊竹")
 
 
@@ -205,14 +206,7 @@ class Script:
                 raise ValueError(f"seat {s} is dealt {len(tiles)} tiles, not {want}")
         self.front = [self.alloc(c) for c in codes(wall)]
         self.back = [self.alloc(c) for c in codes(back)]
-        out = self.emit({"kind": "shuffle_started"})
-        out += self.emit({"kind": "shuffle_finished"})
-        stacks = {f"stacks_{i}": 18 for i in range(SEATS)}
-        out += self.emit({"kind": "wall_built", **stacks})
-        d1, d2, d3 = dice
-        out += self.emit(
-            {"kind": "dice_rolled", "roll": "deal", "die_1": d1, "die_2": d2, "die_3": d3}
-        )
+        out = self.open_hand(dice)
         for r in range(4):
             for k in range(SEATS):
                 seat = (dealer + k) % SEATS
@@ -221,6 +215,16 @@ class Script:
         out += self._take(dealer, dealt[dealer][DEALT], "front")
         self.next_seat = dealer
         return out
+
+    def open_hand(self, dice: tuple[int, int, int] = (1, 2, 2)) -> list[Record]:
+        """Shuffle, build a full wall and roll the deal: the events before any tile moves."""
+        out = self.emit({"kind": "shuffle_started"})
+        out += self.emit({"kind": "shuffle_finished"})
+        out += self.emit({"kind": "wall_built", **FULL_WALL})
+        d1, d2, d3 = dice
+        return out + self.emit(
+            {"kind": "dice_rolled", "roll": "deal", "die_1": d1, "die_2": d2, "die_3": d3}
+        )
 
     def _take(
         self, seat: int, tile: int, end: str, count: bool = True, returned: bool = False

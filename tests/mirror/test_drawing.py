@@ -20,13 +20,6 @@ def fresh(t: Script) -> int:
     raise AssertionError("no tile left")
 
 
-def dealing(t: Script) -> None:
-    t.emit({"kind": "shuffle_started"})
-    t.emit({"kind": "shuffle_finished"})
-    t.emit({"kind": "wall_built", **{f"stacks_{i}": 18 for i in range(SEATS)}})
-    t.emit({"kind": "dice_rolled", "roll": "deal", "die_1": 1, "die_2": 2, "die_3": 2})
-
-
 def take(t: Script, seat: int, tile: int | None = None, end: str = "front") -> int:
     tile = fresh(t) if tile is None else tile
     t.emit({"kind": "tile_drawn", "seat": seat, "tile": tile, "end": end})
@@ -44,7 +37,7 @@ def test_a_dealt_tile_taken_out_of_turn_and_put_back_is_flagged_once() -> None:
     """Seat 1 takes the dealer's first tile; the dealer then takes that very tile: it was put
     back. One violation, no fault, and the deal goes on in its order to play."""
     t = Script(deal=False)
-    dealing(t)
+    t.open_hand()
     tile = take(t, 1)
     assert t.violations() == [(5, 1, "out_of_turn")]
     assert t.records[-1].detail == "seat 1 took a dealt tile; seat 0's turn"  # type: ignore[union-attr]
@@ -59,7 +52,7 @@ def test_a_dealt_tile_taken_out_of_turn_and_put_back_is_flagged_once() -> None:
 
 def test_a_dealt_tile_from_the_back_is_the_wrong_end() -> None:
     t = Script(deal=False)
-    dealing(t)
+    t.open_hand()
     tile = take(t, 0, end="back")
     assert t.violations() == [(5, 0, "wrong_end")]
     assert t.records[-1].detail == "seat 0 took a dealt tile from the 槓尾"  # type: ignore[union-attr]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from table_service.mirror.mirror import TableMirror
 from table_service.mirror.session import SessionStart
-from tests.mirror.script import TABLE, Script, quiet
+from tests.mirror.script import FULL_WALL, TABLE, Script, quiet
 
 
 def test_shuffle_finished_with_no_shuffle_started_is_a_fault() -> None:
@@ -41,8 +41,7 @@ def test_a_correction_before_the_roll_moves_the_deal_being_set_up() -> None:
     t.emit({"kind": "shuffle_started"})
     t.mirror.correct_deal(2, 1, 0)
     assert t.mirror.snapshot()["hand"]["dealer"] == 2
-    stacks = {f"stacks_{i}": 18 for i in range(4)}
-    t.emit({"kind": "wall_built", **stacks})
+    t.emit({"kind": "wall_built", **FULL_WALL})
     t.mirror.correct_deal(3, 0, 0)
     assert t.mirror.snapshot()["hand"]["dealer"] == 3
 
@@ -71,17 +70,13 @@ def test_a_correction_after_the_last_hand_of_a_jiang_carries_on() -> None:
 def test_the_next_hand_after_a_jiang_starts_a_new_jiang_however_it_opens() -> None:
     """Whichever event opens the next hand (a shuffle, or a wall built with no shuffle seen),
     the new 將 begins at its first dealer (start_seat), streak 0, round 東."""
-    stacks = {f"stacks_{i}": 18 for i in range(4)}
-    for opening in ({"kind": "shuffle_started"}, {"kind": "wall_built", **stacks}):
+    for opening in ({"kind": "shuffle_started"}, {"kind": "wall_built", **FULL_WALL}):
         t = Script(deal=False, dealer=3, streak=2, round_wind="N", start_seat=1)
         t.mirror.jiang_over = True
         t.emit(opening)
         got = t.mirror.snapshot()
         assert (got["dealer"], got["streak"], got["round_wind"]) == (1, 0, "E")
         assert got["hand"]["dealer"] == 1
-
-
-STACKS = {f"stacks_{i}": 18 for i in range(4)}
 
 
 def roll(t: Script, kind: str, dice: tuple[int, int, int]) -> None:
@@ -91,7 +86,7 @@ def roll(t: Script, kind: str, dice: tuple[int, int, int]) -> None:
 
 def test_a_wall_built_with_no_shuffle_is_a_fault_and_play_follows_the_table() -> None:
     t = Script(deal=False)
-    t.emit({"kind": "wall_built", **STACKS})
+    t.emit({"kind": "wall_built", **FULL_WALL})
     assert t.faults() == [(1, "impossible")]
     assert t.records[-1].detail == "a wall built with no shuffle before it"  # type: ignore[union-attr]
     hand = t.mirror.snapshot()["hand"]
@@ -101,7 +96,7 @@ def test_a_wall_built_with_no_shuffle_is_a_fault_and_play_follows_the_table() ->
 def test_a_wall_of_the_wrong_size_is_a_count_mismatch() -> None:
     t = Script(deal=False)
     t.emit({"kind": "shuffle_started"})
-    t.emit({"kind": "wall_built", **STACKS, "stacks_2": 17})
+    t.emit({"kind": "wall_built", **FULL_WALL, "stacks_2": 17})
     assert t.faults() == [(2, "count_mismatch")]
     assert t.records[-1].detail == "the wall has 71 stacks, not 72"  # type: ignore[union-attr]
     assert t.mirror.snapshot()["hand"]["tiles_left"] == 142  # the table's count is followed
