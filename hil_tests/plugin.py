@@ -145,8 +145,8 @@ class Loop:
             while self.received.count < self.sim.sent.count:
                 if not await self.recorder.wait_for({self.name: self.sim.sent.count}, 3.0):
                     await self.recorder.request_replay(self.name)
-            while self.far.applied.get(self.name, 0) < self.sim.sent.count:
-                await asyncio.sleep(0.05)
+        if not await self.far.caught_up({self.name: self.sim.sent.count}, timeout):
+            raise TimeoutError(f"the far end's mirror trailed {self.name}'s events")
 
     def exactly_once(self) -> bool:
         assert self.sim is not None

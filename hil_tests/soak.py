@@ -151,7 +151,9 @@ async def run_soak(cfg: SoakConfig) -> dict[str, Any]:
         complete = await _drain(recorder, tables)
         if not complete:
             notes.append("the far end stopped short of the sent count before the timeout")
-        elif not await _delivered(far, tables):
+        elif not await far.caught_up(
+            {name: table.sent.count for name, table, _ in tables}, DRAIN_TIMEOUT
+        ):
             notes.append("the far end's mirror trailed the events it held at the timeout")
         await asyncio.sleep(0.3)  # let late duplicates show themselves
         stored = None
@@ -204,18 +206,6 @@ async def _drain(recorder: Recorder, tables: list[tuple[str, SimulatedTable, Bri
                 if held < len(messages):
                     await recorder.request_replay(name, (boot_id, held) if held else None)
                     break
-    return False
-
-
-async def _delivered(far: FarEnd, tables: list[tuple[str, SimulatedTable, Bridge]]) -> bool:
-    """Wait for the far end's mirror to be given every event the far end holds: delivery
-    waits on holes and on the order of boots, so under load it can trail the arrivals."""
-    want = {name: table.sent.count for name, table, _ in tables}
-    deadline = time.monotonic() + DRAIN_TIMEOUT
-    while time.monotonic() < deadline:
-        if all(far.applied.get(name, 0) >= count for name, count in want.items()):
-            return True
-        await asyncio.sleep(0.05)
     return False
 
 

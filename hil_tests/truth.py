@@ -8,6 +8,8 @@ the soak run, the HIL suite and the property tests alike.
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -177,6 +179,16 @@ class FarEnd:
         if event.body.kind == "shuffle_started":
             self._referee(mirror)
         return self._keep(mirror, mirror.apply(event))
+
+    async def caught_up(self, want: dict[str, int], timeout: float) -> bool:
+        """Whether each table's mirror has been given `want[table]` events within `timeout`:
+        delivery waits on holes and on the order of boots, so it can trail the arrivals."""
+        deadline = time.monotonic() + timeout
+        while not all(self.applied.get(table, 0) >= n for table, n in want.items()):
+            if time.monotonic() >= deadline:
+                return False
+            await asyncio.sleep(0.05)
+        return True
 
     def _referee(self, mirror: TableMirror) -> None:
         """Correct the deal after a hand whose sensors were wrong (a misread)."""

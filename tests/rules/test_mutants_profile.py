@@ -6,6 +6,8 @@ shown to club owners as it is (`mjtable profile`, the API), so each message is l
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from table_service.rules import Profile, Rules
@@ -20,8 +22,7 @@ from table_service.rules.profile import (
 )
 
 
-def error(make: object) -> str:
-    assert callable(make)
+def error(make: Callable[[], object]) -> str:
     with pytest.raises(ProfileError) as info:
         make()
     return str(info.value)
