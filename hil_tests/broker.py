@@ -1,7 +1,7 @@
 """MQTT brokers this project starts itself: embedded amqtt, or a private Mosquitto.
 
 The demo, the soak run and the tests use them. Each runs in its own process (amqtt
-in-process races its PUBACKs: stack-notes.md) and can be stopped and restarted on
+in-process races its PUBACKs with its own clients) and can be stopped and restarted on
 the same port. A Mosquitto started here keeps sessions across restarts
 (persistence) and raises the queue limit that otherwise drops QoS 1 messages.
 """
@@ -17,20 +17,6 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-
-AMQTT_MAIN = """
-import asyncio, sys
-from amqtt.broker import Broker
-async def main(port):
-    broker = Broker({
-        "listeners": {"default": {"type": "tcp", "bind": f"127.0.0.1:{port}"}},
-        "plugins": {"amqtt.plugins.authentication.AnonymousAuthPlugin": {"allow_anonymous": True}},
-    })
-    await broker.start()
-    await asyncio.Event().wait()
-asyncio.run(main(int(sys.argv[1])))
-"""
-
 
 _handed_out: set[int] = set()
 
@@ -110,7 +96,7 @@ class OwnedBroker:
             )
             cmd = [self.mosquitto, "-c", str(conf)]
         else:
-            cmd = [sys.executable, "-c", AMQTT_MAIN, str(self.port)]
+            cmd = [sys.executable, "-m", "hil_tests.amqtt_broker", str(self.port)]
         # its own session: a Ctrl-C at the terminal (SIGINT to the whole foreground group)
         # must not stop the broker before its owner has drained through it
         self.proc = subprocess.Popen(
