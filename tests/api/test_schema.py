@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 import schemathesis
+import schemathesis.core.storage
 from hypothesis import HealthCheck, Phase, given, settings
 from schemathesis import Case, GenerationMode
 from schemathesis.checks import not_a_server_error
@@ -38,6 +41,12 @@ CHECKS = [
     response_headers_conformance,
 ]
 EXAMPLES = {GenerationMode.POSITIVE: 50, GenerationMode.NEGATIVE: 30}  # per route
+
+
+@pytest.fixture(autouse=True)
+def schemathesis_keeps_its_files_in(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Schemathesis writes a `.schemathesis/` cache into the working directory: not ours."""
+    monkeypatch.setattr(schemathesis.core.storage, "DEFAULT_ROOT", tmp_path / ".schemathesis")
 
 
 async def test_every_route_keeps_to_its_schema(api: Api, game: list[RecordedHand]) -> None:

@@ -32,16 +32,17 @@ async def test_events_are_not_acknowledged_while_the_outbox_cannot_write(tmp_pat
             for m in numbered(3):
                 device.emit(m)
             resent = device.session.sender.retransmits
-            async with asyncio.timeout(10):  # the controller resends; every store fails
-                while device.session.sender.retransmits < resent + 6:
-                    await asyncio.sleep(0.01)
+            # the controller resends (its RTO doubles to 2 s); every store fails. The
+            # timeouts here only stop a hang: each wait ends on the state it names.
+            await wait(lambda: device.session.sender.retransmits >= resent + 6, timeout=120)
             assert device.backlog == 3  # nothing was acknowledged
             assert host.events() == []
         finally:
             blocker.execute("ROLLBACK")
             blocker.close()
-        await device.wait_idle(5)
+        await wait(lambda: len(host.events()) == 3, timeout=120)  # the next resend is stored
         assert [e.seq for e in host.events()] == [1, 2, 3]
+        await device.wait_idle(120)  # and acknowledged
 
 
 async def test_a_same_boot_hello_reports_the_events_the_device_discarded(tmp_path: Path) -> None:
