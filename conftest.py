@@ -11,6 +11,8 @@ import os
 
 from hypothesis import HealthCheck, settings
 
+from tests.brokers import shared_broker_left_clean  # noqa: F401  (a session fixture)
+
 pytest_plugins = ["hil_tests.plugin"]
 
 # Winning hands are large by nature (17 tiles and their flags): the smallest

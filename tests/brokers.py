@@ -3,6 +3,8 @@
 Use from any test folder's conftest: `from tests.brokers import mqtt_url, owned_broker`.
 - `mqtt_url`: the broker at $MJTABLE_TEST_MQTT (CI: Mosquitto), else amqtt in a
   subprocess for the session (its own process: no in-process PUBACK race).
+- `shared_broker_left_clean` (autouse for the session, from the root conftest): what a
+  run retains on the shared broker at $MJTABLE_TEST_MQTT is cleared when it ends.
 - `owned_broker`: a broker this test alone owns, on a free port, that it may stop and
   restart: Mosquitto when the binary exists (with persistence, so a persistent
   subscriber's session and queue survive the restart), else amqtt
@@ -11,16 +13,19 @@ Use from any test folder's conftest: `from tests.brokers import mqtt_url, owned_
 
 from __future__ import annotations
 
+import asyncio
 import os
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlsplit
 
+import aiomqtt
 import pytest
 
 from hil_tests.broker import OwnedBroker, free_port
 
-__all__ = ["OwnedBroker", "free_port", "mqtt_url", "owned_broker"]
+__all__ = ["OwnedBroker", "free_port", "mqtt_url", "owned_broker", "shared_broker_left_clean"]
 
 
 @pytest.fixture(scope="session")
@@ -50,3 +55,57 @@ def owned_broker(tmp_path: Path) -> Iterator[OwnedBroker]:
         yield broker
     finally:
         broker.stop()
+
+
+def _client(url: str) -> aiomqtt.Client:
+    parts = urlsplit(url)
+    return aiomqtt.Client(parts.hostname or "127.0.0.1", parts.port or 1883)
+
+
+async def retained_topics(url: str, quiet: float = 0.5) -> set[str]:
+    """Every topic the broker holds a retained message on (sent at once on SUBSCRIBE)."""
+    topics: set[str] = set()
+    async with _client(url) as c:
+        await c.subscribe("#", qos=0)
+        incoming = aiter(c.messages)
+        while True:
+            try:
+                message = await asyncio.wait_for(anext(incoming), quiet)
+            except TimeoutError:
+                break
+            if message.retain:
+                topics.add(str(message.topic))
+    return topics
+
+
+async def clear_retained(url: str, topics: set[str]) -> None:
+    """An empty retained publish deletes a topic's retained message (MQTT 3.1.1 §3.3.1.3)."""
+    async with _client(url) as c:
+        for topic in sorted(topics):
+            await c.publish(topic, b"", qos=1, retain=True)
+
+
+async def clear_what_was_retained_since(url: str, before: set[str], rounds: int = 3) -> None:
+    """Clear every retained topic absent from `before`; again while Last Wills still land."""
+    for _ in range(rounds):
+        new = await retained_topics(url) - before
+        if not new:
+            return
+        await clear_retained(url, new)
+        await asyncio.sleep(0.5)  # a killed client's Last Will may arrive just after
+
+
+@pytest.fixture(scope="session", autouse=True)
+def shared_broker_left_clean() -> Iterator[None]:
+    """A run leaves on the shared broker nothing it retained (tests' tables are new ids).
+
+    The embedded broker goes with the run; a shared one (CI's Mosquitto) would keep
+    every test table's `bridge/{availability,link,counters}` for ever.
+    """
+    url = os.environ.get("MJTABLE_TEST_MQTT")
+    if not url:
+        yield
+        return
+    before = asyncio.run(retained_topics(url))
+    yield
+    asyncio.run(clear_what_was_retained_since(url, before))

@@ -1,4 +1,4 @@
-"""The embedded amqtt broker delivers a retained message once, and only to its subscribers."""
+"""The test brokers: the embedded one delivers retained messages right, a run clears its own."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import aiomqtt
 import pytest
 
 from hil_tests.broker import OwnedBroker
+from tests.brokers import clear_what_was_retained_since, retained_topics
 
 
 @pytest.fixture
@@ -44,3 +45,17 @@ async def test_a_retained_message_reaches_a_new_subscriber_once(amqtt_port: int)
             await late.subscribe(f"{root}/set", qos=1)
             await late.subscribe(f"{root}/other/+", qos=1)
             assert await _received(late) == [(f"{root}/set", b"retained")]
+
+
+async def test_a_run_clears_what_it_retained_and_only_that(amqtt_port: int) -> None:
+    url = f"mqtt://127.0.0.1:{amqtt_port}"
+    async with aiomqtt.Client("127.0.0.1", amqtt_port) as c:
+        await c.publish("mjtable/club/bridge/availability", b"online", qos=1, retain=True)
+        before = await retained_topics(url)
+        for suffix in ("availability", "link", "counters"):
+            await c.publish(f"mjtable/t1/bridge/{suffix}", b"{}", qos=1, retain=True)
+        assert await retained_topics(url) == before | {
+            f"mjtable/t1/bridge/{s}" for s in ("availability", "link", "counters")
+        }
+    await clear_what_was_retained_since(url, before)
+    assert await retained_topics(url) == {"mjtable/club/bridge/availability"}
