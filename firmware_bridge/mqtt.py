@@ -40,7 +40,7 @@ from firmware_bridge.outbox import NotInHistory, Outbox
 from firmware_bridge.protocol.catalogue import build
 from firmware_bridge.rate_limit import TokenBucket
 from firmware_bridge.settings import BridgeSettings
-from firmware_bridge.stopping import cancel_and_wait
+from firmware_bridge.stopping import cancel_and_wait, last_words, stopping
 
 log = logging.getLogger(__name__)
 BATCH = 64
@@ -170,11 +170,17 @@ class MqttSide:
                 delay = min(delay * 2, self.settings.mqtt_reconnect_max)
 
     async def _say_offline(self, client: aiomqtt.Client) -> None:
-        task = asyncio.current_task()
-        if task is None or not task.cancelling():
+        """A clean stop: the link `down` (retained, else it would say `up` for ever), then
+        `offline`, in that order, so a reader of the retained topics sees the truth."""
+        if not stopping():
             return  # connection lost: the broker publishes the Last Will
         with contextlib.suppress(Exception):
-            await client.publish(self.topics.availability, "offline", qos=1, retain=True, timeout=2)
+            down = self.link_status().model_copy(update={"state": "down", "since": time.time()})
+            link = down.model_dump_json()
+            await last_words(client.publish(self.topics.link, link, qos=1, retain=True, timeout=2))
+        await last_words(
+            client.publish(self.topics.availability, "offline", qos=1, retain=True, timeout=2)
+        )
 
     async def _serve(self, client: aiomqtt.Client) -> None:
         t = self.topics

@@ -8,8 +8,9 @@ lost and an `await task` hang for ever.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
-from collections.abc import Iterable
+from collections.abc import Coroutine, Iterable
 from typing import Any
 
 
@@ -25,3 +26,26 @@ async def cancel_and_wait(tasks: Iterable[asyncio.Task[Any]], timeout: float = 1
     for task in tasks:
         if task.done() and not task.cancelled():
             task.exception()  # retrieved: no "exception was never retrieved" noise
+
+
+async def last_words(work: Coroutine[Any, Any, Any], timeout: float = 2.0) -> None:
+    """Run `work` (a clean stop's last message) to its end, though the task running this
+    is cancelled again meanwhile (`cancel_and_wait` re-cancels every 0.1 s); give up after
+    `timeout`. Call it where a cancellation is already on its way out (a `finally`)."""
+    job = asyncio.ensure_future(work)
+    deadline = time.monotonic() + timeout
+    while not job.done():
+        left = deadline - time.monotonic()
+        if left <= 0:
+            job.cancel()
+            break
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.wait({job}, timeout=left)
+    with contextlib.suppress(asyncio.CancelledError, asyncio.InvalidStateError):
+        job.exception()  # retrieved: the caller already stops, it has no use for it
+
+
+def stopping() -> bool:
+    """Whether the current task is being cancelled (a clean stop, not a lost connection)."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0

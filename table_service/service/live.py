@@ -24,7 +24,7 @@ import aiomqtt
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 
 from firmware_bridge.messages import Event
-from firmware_bridge.stopping import cancel_and_wait
+from firmware_bridge.stopping import cancel_and_wait, last_words, stopping
 from table_service.live.consumer import Consumer, Gap
 from table_service.mirror.mirror import TableMirror
 from table_service.mirror.records import Record
@@ -412,7 +412,8 @@ class Service:
         self._outbox.put_nowait((topic, payload, qos, retain))
 
     async def _mqtt(self) -> None:
-        """Publish the outbox; follow the bridges' availability; our own by Last Will."""
+        """Publish the outbox; follow the bridges' availability; our own by Last Will, and
+        `offline` said on a clean stop (a clean disconnect discards the Will)."""
         host, port, _tls = self.settings.broker
         user, secret = self.settings.credentials
         availability = f"{self.base}/service/availability"
@@ -433,6 +434,11 @@ class Service:
                             topic, payload, qos, retain = await self._outbox.get()
                             await client.publish(topic, payload, qos=qos, retain=retain)
                     finally:
+                        if stopping():  # a clean stop; a lost connection leaves the Will
+                            offline = client.publish(
+                                availability, "offline", qos=1, retain=True, timeout=2
+                            )
+                            await last_words(offline)
                         await cancel_and_wait([reader])
             except aiomqtt.MqttError as exc:
                 self._client = None

@@ -29,11 +29,8 @@ def counters(rec: Recorder) -> CountersPayload | None:
 
 async def test_events_state_and_commands_over_mqtt(tmp_path: Path, mqtt_url: str) -> None:
     table = new_table()
-    async with running_device(tmp_path, 0xB007) as device:
-        async with (
-            Recorder(mqtt_url, table) as rec,
-            running_bridge(tmp_path, mqtt_url, table, device.port) as bridge,
-        ):
+    async with running_device(tmp_path, 0xB007) as device, Recorder(mqtt_url, table) as rec:
+        async with running_bridge(tmp_path, mqtt_url, table, device.port) as bridge:
             await rec.wait(lambda: rec.on("bridge/availability") == [b"online"])
             sent = sample_events()
             for m in sent:
@@ -74,11 +71,18 @@ async def test_events_state_and_commands_over_mqtt(tmp_path: Path, mqtt_url: str
 
             await rec.wait(lambda: getattr(counters(rec), "published", 0) == len(sent))
             assert bridge.counters.events == len(sent)
-        # a clean stop: the bridge itself says offline (retained)
+        # a clean stop: the bridge itself says its link is down, then offline (both retained)
+        await rec.wait(lambda: rec.on("bridge/availability")[-1:] == [b"offline"])
+        last = [t.rsplit("/", 1)[1] for t, _, _ in rec.messages if "/bridge/" in t][-2:]
+        assert last == ["link", "availability"] and link_state(rec) == "down"
         async with Recorder(mqtt_url, table) as late:
             # (amqtt may deliver the retained value twice; Mosquitto once)
             await late.wait(lambda: late.on("bridge/availability")[-1:] == [b"offline"])
             assert set(late.on("bridge/availability")) == {b"offline"}
+            await late.wait(lambda: link_state(late) is not None)
+            assert {LinkStatus.model_validate_json(p).state for p in late.on("bridge/link")} == {
+                "down"
+            }
 
 
 async def test_broker_outage_loses_nothing(tmp_path: Path, owned_broker: OwnedBroker) -> None:

@@ -1,0 +1,43 @@
+"""The service's own availability: `online` while it runs, `offline` once stopped cleanly."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import aiomqtt
+
+from tests.service.test_live import running, settings_for
+
+
+async def retained(url: str, topic: str) -> bytes | None:
+    """The retained payload of `topic` as a new subscriber gets it (None: nothing)."""
+    parts = urlsplit(url)
+    async with aiomqtt.Client(parts.hostname or "127.0.0.1", parts.port or 1883) as client:
+        await client.subscribe(topic, qos=1)
+        try:
+            async with asyncio.timeout(2):
+                async for message in client.messages:
+                    payload = message.payload
+                    return bytes(payload) if isinstance(payload, bytes | bytearray) else None
+        except TimeoutError:
+            return None
+    return None
+
+
+async def test_a_clean_stop_says_offline(mqtt_url: str, tmp_path: Path) -> None:
+    base = f"svc-{uuid.uuid4().hex[:8]}"
+    topic = f"{base}/service/availability"
+    settings = settings_for(mqtt_url, f"sqlite:///{tmp_path / 'mjtable.db'}", base)
+    try:
+        async with running(settings):
+            async with asyncio.timeout(10):
+                while await retained(mqtt_url, topic) != b"online":
+                    await asyncio.sleep(0.05)
+        assert await retained(mqtt_url, topic) == b"offline"
+    finally:
+        parts = urlsplit(mqtt_url)
+        async with aiomqtt.Client(parts.hostname or "127.0.0.1", parts.port or 1883) as client:
+            await client.publish(topic, b"", qos=1, retain=True)  # leave the broker clean
