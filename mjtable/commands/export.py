@@ -15,7 +15,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "export",
         help="a session's hands, ledger and standings as CSV or JSON",
-        description="Print a session's records from the service's database (exit 2 if unknown).",
+        description=(
+            "Print a session's records from the service's database (exit 2 if the session "
+            "or the database is unknown; a missing database is never created). The CSV is "
+            "UTF-8 with a BOM, a row per hand and per correction, seats named by players."
+        ),
     )
     p.add_argument("--session", type=int, required=True, metavar="ID")
     p.add_argument("--format", choices=("csv", "json"), default="json")
@@ -58,7 +62,27 @@ def open_store(args: argparse.Namespace) -> Iterator[Any]:
         store.close()
 
 
+def missing_database(url: str) -> Path | None:
+    """The SQLite file `url` names when it does not exist (None: it does, or not SQLite):
+    a reader must not create an empty database where the service keeps none."""
+    from sqlalchemy.engine import make_url
+
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):
+        return None
+    path = Path(str(parsed.database))
+    return None if path.exists() else path.absolute()
+
+
 def run(args: argparse.Namespace) -> int:
+    missing = missing_database(database_url(args))
+    if missing is not None:
+        print(
+            f"export: no database at {missing} (looked there for the service's records; "
+            "name them with --db URL, --data-dir DIR or --config TOML)",
+            file=sys.stderr,
+        )
+        return 2
     with open_store(args) as store:
         if store.session(args.session) is None:
             print(f"export: no session {args.session}", file=sys.stderr)

@@ -10,7 +10,9 @@ every route declares in the schema the errors it can give.
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Annotated, Any, Final, Literal, cast
 
 from fastapi import Depends, FastAPI, HTTPException, Path, Query, Request, WebSocket
@@ -313,6 +315,14 @@ CSP = (
 DOCS_CSP = CSP.replace("style-src 'self'", "style-src 'self' 'unsafe-inline'")  # Swagger UI
 
 
+def csv_name(session: SessionRow) -> str:
+    """The session's CSV file name: session-<id>-<table>-<start date, UTC>.csv (ASCII only,
+    so every browser keeps it)."""
+    table = re.sub(r"[^A-Za-z0-9_-]", "_", session.table)
+    day = datetime.fromtimestamp(session.started_at, UTC).date().isoformat()
+    return f"session-{session.id}-{table}-{day}.csv"
+
+
 def create_app(service: Service, store: Store) -> FastAPI:
     """The app over a running service and its store (the app runs in the service's loop)."""
     app = FastAPI(
@@ -442,7 +452,8 @@ def create_app(service: Service, store: Store) -> FastAPI:
         responses={
             200: {
                 "description": "the session, its hands, ledger and standings (JSON), or a "
-                "spreadsheet of a row per hand and per money correction (CSV)",
+                "spreadsheet of a row per hand and per correction (CSV, UTF-8 with a BOM, "
+                "named session-<id>-<table>-<start date>.csv)",
                 "content": {
                     "application/json": {"schema": {"type": "object"}},
                     "text/csv": {"schema": {"type": "string"}},
@@ -454,9 +465,13 @@ def create_app(service: Service, store: Store) -> FastAPI:
     async def export(
         session_id: SessionId, format: Literal["json", "csv"] = "json"
     ) -> PlainTextResponse | dict[str, Any]:
-        await session_or_404(session_id)
+        row = await session_or_404(session_id)
         if format == "csv":
-            return PlainTextResponse(await db(store.export_csv, session_id), media_type="text/csv")
+            return PlainTextResponse(
+                await db(store.export_csv, session_id),
+                media_type="text/csv; charset=utf-8",
+                headers={"Content-Disposition": f'attachment; filename="{csv_name(row)}"'},
+            )
         return dict(await db(store.export_session, session_id))
 
     @app.get("/api/violations", responses=READ)

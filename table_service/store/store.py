@@ -15,7 +15,7 @@ import io
 import secrets
 import time
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -32,7 +32,7 @@ from sqlalchemy.pool import StaticPool
 
 from firmware_bridge.messages import Event
 from table_service.mirror.records import Fault, HandRecord, Violation
-from table_service.mirror.session import SessionStart
+from table_service.mirror.session import WINDS, SessionStart
 from table_service.store.entries import Applied, Entry
 from table_service.store.models import (
     CorrectionModel,
@@ -500,8 +500,10 @@ class Store:
         }
 
     def export_csv(self, session_id: int) -> str:
-        """The session as a spreadsheet: a row per hand (and per money correction) with each
-        seat's net, in log order, then the totals; raises NotFound."""
+        """The session as a spreadsheet (UTF-8 with a BOM, so a spreadsheet reads its names
+        right): a row per hand, per correction (a penalty with its reason, a deal put right,
+        a note) in log order, each with each player's net, then the totals. Seats are
+        named by their players; raises NotFound."""
         with self._read() as session:
             found = _session_or_raise(session, session_id)
             ledger = _ledger(session, session_id)
@@ -512,29 +514,41 @@ class Store:
                     select(CorrectionModel).where(CorrectionModel.session_id == session_id)
                 )
             }
-            players = list(found.players)
-        out = io.StringIO()
-        writer = csv.writer(out, lineterminator="\n")
-        head = ["hand", "time", "round_wind", "dealer", "streak", "result", "kind", "seat"]
-        writer.writerow([*head, "payer", "tai", *players])
+            players = [str(p) for p in found.players]
+
+        def name(seat: object) -> str:
+            return players[seat] if type(seat) is int and 0 <= seat < SEATS else ""
+
+        rows: list[tuple[int, list[object]]] = []  # (log id, row): the log's order
+        moved: set[int] = set()
         for group in _groups(ledger):
             first = group[0]
             net = [0] * SEATS
             for line in group:
                 net[line.seat] += line.amount
-            when = datetime.fromtimestamp(first.at, UTC).isoformat(timespec="seconds")
+            when = _iso(first.at)
             if first.hand_id is not None:
                 h = hands[first.hand_id]
-                info = [h.hand_no, when, h.round_wind, h.dealer, h.streak, h.result, h.kind]
-                info += [_blank(h.seat), _blank(h.payer), h.tai]
+                info: list[object] = [h.hand_no, when, h.round_wind, name(h.dealer), h.streak]
+                info += [h.result, h.kind, name(h.seat), name(h.payer), h.tai, ""]
             else:
                 c = corrections[first.correction_id or 0]
-                info = ["", when, "", "", "", "correction", c.kind, "", "", ""]
-            writer.writerow([*info, *net])
+                moved.add(c.id)
+                info = _correction_info(c, when, name)
+            rows.append((first.log_id, [*info, *net]))
+        for c in corrections.values():
+            if c.id not in moved:  # a deal put right or a note: no money moved
+                rows.append((c.log_id, [*_correction_info(c, _iso(c.at), name), *[""] * SEATS]))
+        out = io.StringIO()
+        out.write("\ufeff")
+        writer = csv.writer(out, lineterminator="\n")
+        head = ["hand", "time", "round_wind", "dealer", "streak", "result", "kind", "player"]
+        writer.writerow([*head, "payer", "tai", "note", *players])
+        writer.writerows(row for _, row in sorted(rows, key=lambda r: r[0]))
         totals = [0] * SEATS
         for line in ledger:
             totals[line.seat] += line.amount
-        writer.writerow(["total", "", "", "", "", "", "", "", "", "", *totals])
+        writer.writerow(["total", *[""] * 10, *totals])
         return out.getvalue()
 
 
@@ -895,5 +909,19 @@ def _groups(ledger: list[LedgerRow]) -> Iterator[list[LedgerRow]]:
         yield group
 
 
-def _blank(value: int | None) -> int | str:
-    return "" if value is None else value
+def _iso(ts: float) -> str:
+    return datetime.fromtimestamp(ts, UTC).isoformat(timespec="seconds")
+
+
+def _correction_info(c: CorrectionModel, when: str, name: Callable[[object], str]) -> list[object]:
+    """A correction's first eleven CSV columns: a penalty names its offender and reason,
+    a deal correction the next dealer, streak and round wind, a note its text."""
+    body = c.body if isinstance(c.body, dict) else {}
+    wind = body.get("round_wind")
+    wind = WINDS[wind] if type(wind) is int and 0 <= wind < len(WINDS) else ""
+    note = str(body.get("reason") or body.get("note") or "")
+    if c.kind == "deal":
+        return ["", when, wind, name(body.get("dealer")), body.get("streak", ""),
+                "correction", "deal", "", "", "", note]  # fmt: skip
+    tai = body.get("tai", "") if c.kind == "penalty" else ""
+    return ["", when, "", "", "", "correction", c.kind, name(body.get("seat")), "", tai, note]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+import time
 from typing import Any
 
 from hil_tests.simulator.recording import RecordedHand
@@ -195,8 +196,14 @@ async def test_exports_in_json_and_csv(api: Api, game: list[RecordedHand]) -> No
     assert exported["standings"] == (await api.get(f"/api/sessions/{sid}"))["standings"]
     response = await api.client.get(f"/api/sessions/{sid}/export", params={"format": "csv"})
     assert response.status_code == 200
-    assert response.headers["content-type"].startswith("text/csv")
-    rows = list(csv.reader(io.StringIO(response.text)))
+    assert response.headers["content-type"] == "text/csv; charset=utf-8"
+    day = time.strftime("%Y-%m-%d", time.gmtime(session["started_at"]))
+    assert response.headers["content-disposition"] == (
+        f'attachment; filename="session-{sid}-t1-{day}.csv"'
+    )  # the file is named by its session, not "export"
+    assert response.content.startswith(b"\xef\xbb\xbf")  # a BOM: opens right in a spreadsheet
+    rows = list(csv.reader(io.StringIO(response.content.decode("utf-8-sig"))))
+    assert rows[0][0] == "hand"
     assert rows[0][-4:] == ["0", "1", "2", "3"]
     assert len(rows) == 1 + len(game) + 1
     assert [int(x) for x in rows[-1][-4:]] == [s["total"] for s in exported["standings"]]

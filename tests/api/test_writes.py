@@ -147,8 +147,11 @@ async def test_a_penalty_makes_the_offender_pay_each_other_seat(
     rows = (
         await api.client.get(f"/api/sessions/{sid}/export", params={"format": "csv"})
     ).text.splitlines()
-    assert rows[-2].split(",")[5:7] == ["correction", "penalty"]
-    assert [int(x) for x in rows[-2].split(",")[-4:]] == owed
+    players = (await api.get(f"/api/sessions/{sid}"))["session"]["players"]
+    fined = rows[-2].split(",")
+    assert fined[5:8] == ["correction", "penalty", players[offender]]
+    assert fined[10] == "眼牌"  # the reason travels with the money
+    assert [int(x) for x in fined[-4:]] == owed
 
     # no session, no money to move: a 409, and nothing is written
     assert (await api.client.post("/api/tables/t1/session/end", headers=api.as_admin)).is_success

@@ -143,20 +143,30 @@ def test_export_json(store: Store, ex02: Game) -> None:
 
 def test_export_csv(store: Store, ex01: Game) -> None:
     session_id = play(store, ex01)
+    penalty = {"kind": "penalty", "ledger": [[1, -50], [3, 50]], "seat": 1, "tai": 2,
+               "reason": "眼牌, shown"}  # fmt: skip
+    deal = {"kind": "deal", "dealer": 2, "streak": 1, "round_wind": 1, "note": "sensor"}
     store.append(
         ex01.table,
-        [Applied("correction", None, {"kind": "penalty", "ledger": [[1, -50], [3, 50]]}, [],
-                 session_id)],
+        [Applied("correction", None, penalty, [], session_id),
+         Applied("correction", None, deal, [], session_id)],
     )  # fmt: skip
-    rows = list(csv.reader(io.StringIO(store.export_csv(session_id))))
+    text = store.export_csv(session_id)
+    assert text.startswith("\ufeff")  # UTF-8 with a BOM: a spreadsheet reads the names right
+    rows = list(csv.reader(io.StringIO(text.removeprefix("\ufeff"))))
     assert rows[0][-4:] == ["P0", "P1", "P2", "P3"] and rows[0][0] == "hand"
-    hand, correction, total = rows[1:]
-    assert hand[0] == "1" and hand[5:10] == ["win", "discard", "1", "0", "6"]
+    assert rows[0][7:11] == ["player", "payer", "tai", "note"]
+    hand, fined, dealt, total = rows[1:]
+    # players by name, never a 0-based seat
+    assert hand[0] == "1" and hand[3] == "P0" and hand[5:10] == ["win", "discard", "P1", "P0", "6"]
     assert hand[1].endswith("+00:00") and hand[-4:] == ["-240", "240", "0", "0"]
-    assert correction[5:7] == ["correction", "penalty"]
-    assert correction[-4:] == ["0", "-50", "0", "50"]
+    assert fined[5:11] == ["correction", "penalty", "P1", "", "2", "眼牌, shown"]
+    assert fined[-4:] == ["0", "-50", "0", "50"]
+    # a deal correction moves no money, and is there all the same
+    assert dealt[2:11] == ["S", "P2", "1", "correction", "deal", "", "", "", "sensor"]
+    assert dealt[-4:] == [""] * 4
     assert total[0] == "total" and total[-4:] == ["-240", "190", "0", "50"]
-    columns = [[int(r[i]) for r in (hand, correction)] for i in range(-4, 0)]
+    columns = [[int(r[i]) for r in (hand, fined)] for i in range(-4, 0)]
     assert [sum(c) for c in columns] == [int(t) for t in total[-4:]]
     with pytest.raises(NotFound, match=r"no session 999"):
         store.export_csv(999)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -16,8 +17,15 @@ from tests.store.conftest import Game, play
 MJTABLE = [sys.executable, "-m", "mjtable"]
 
 
-def mjtable(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*MJTABLE, *args], capture_output=True, text=True, timeout=120)
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def mjtable(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MJTABLE_SERVE_")}
+    env["PYTHONPATH"] = str(ROOT)
+    return subprocess.run(
+        [*MJTABLE, *args], capture_output=True, text=True, timeout=120, cwd=cwd, env=env
+    )
 
 
 def test_tokens_through_the_services_settings_file(tmp_path: Path) -> None:
@@ -72,7 +80,21 @@ def test_export_a_session_as_json_and_csv(tmp_path: Path, ex01: Game) -> None:
     as_csv = mjtable("export", "--session", str(session_id), "--db", url, "--format", "csv",
                      "-o", str(out))  # fmt: skip
     assert as_csv.returncode == 0 and as_csv.stdout == ""
-    rows = list(csv.reader(io.StringIO(out.read_text(encoding="utf-8"))))
-    assert len(rows) >= 2
+    raw = out.read_bytes()
+    assert raw.startswith(b"\xef\xbb\xbf")  # a BOM: a spreadsheet reads it as UTF-8
+    rows = list(csv.reader(io.StringIO(raw.decode("utf-8-sig"))))
+    assert rows[0][0] == "hand" and rows[0][-4:] == ["P0", "P1", "P2", "P3"]
+    assert len(rows) >= 3
     unknown = mjtable("export", "--session", "999", "--db", url)
     assert unknown.returncode == 2 and "export: no session 999" in unknown.stderr
+
+
+def test_export_without_a_database_says_where_it_looked_and_creates_nothing(
+    tmp_path: Path,
+) -> None:
+    looked = tmp_path / "mjtable-data" / "mjtable.db"
+    result = mjtable("export", "--session", "1", cwd=tmp_path)
+    assert result.returncode == 2 and f"no database at {looked}" in result.stderr
+    given = mjtable("export", "--session", "1", "--data-dir", str(tmp_path / "elsewhere"))
+    assert given.returncode == 2 and str(tmp_path / "elsewhere" / "mjtable.db") in given.stderr
+    assert list(tmp_path.iterdir()) == []  # no directory, no empty database

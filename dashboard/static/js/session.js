@@ -234,7 +234,7 @@ function render() {
       h("span", null, t("session.profile", { p: session.profile_label })),
       h("span", null, t("session.started", { at: dateTime(session.started_at) })),
       h("span", null, session.ended_at ? t("session.ended", { at: dateTime(session.ended_at) }) : t("session.open")),
-      h("a", { href: `/api/sessions/${encodeURIComponent(session.id)}/export?format=csv` }, t("session.csv"))));
+      h("a", { href: `/api/sessions/${encodeURIComponent(session.id)}/export?format=csv`, download: true }, t("session.csv"))));
   fill($("#rules"), rulesView(session.rules));
   fill($("#standings"), standingsView(data.standings, session));
   const series = scoreSeries(data.ledger, data.hands);
