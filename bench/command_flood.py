@@ -153,7 +153,7 @@ async def main() -> None:
             print(f"valid command after the flood answered after: {wait}")
             print(f"flood refusals answered: {answered}")
             await asyncio.sleep(1.0)  # one more counters publication
-            for key in ("commands_refused", "refusals_unanswered"):
+            for key in ("commands_rejected", "refusals_unanswered"):
                 if key in replies.counters:
                     print(f"bridge counter {key}: {replies.counters[key]}")
             listener.cancel()

@@ -40,7 +40,9 @@ class Bridge:
             settings, self.outbox, self.counters, lambda: self.link, self.counters_payload,
             self.link_status,
         )  # fmt: skip
-        store = OutboxEventStore(self.outbox, topics, settings.table, self._stored)
+        store = OutboxEventStore(
+            self.outbox, topics, settings.table, self._stored, counters=self.counters
+        )
         self.link = HostLink(
             settings.port,
             store,

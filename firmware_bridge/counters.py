@@ -25,7 +25,8 @@ class Counters:
     reboots: int = 0
     commands_sent: int = 0
     commands_dropped: int = 0
-    commands_refused: int = 0
+    commands_refused: int = 0  # the controller's COMMAND_REFUSED, one per event stored
+    commands_rejected: int = 0  # the bridge's own: a bad body, a retained command, link down
     refusals_unanswered: int = 0
     published: int = 0
     mqtt_reconnects: int = 0

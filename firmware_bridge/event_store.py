@@ -8,10 +8,11 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
+from firmware_bridge.counters import Counters
 from firmware_bridge.link import LinkEvent
 from firmware_bridge.messages import EVENT_BODY, Event, Invalid, Topics
 from firmware_bridge.outbox import Outbox
-from firmware_bridge.protocol.catalogue import plain
+from firmware_bridge.protocol.catalogue import CommandRefused, plain
 
 log = logging.getLogger(__name__)
 
@@ -61,8 +62,10 @@ class OutboxEventStore:
         table: str,
         on_stored: Callable[[], None],
         bodies: TypeAdapter[Any] = EVENT_BODY,
+        counters: Counters | None = None,
     ) -> None:
         self.outbox = outbox
+        self.counters = counters
         self.topics = topics
         self.table = table
         self.on_stored = on_stored
@@ -92,4 +95,8 @@ class OutboxEventStore:
             for e in events
         ]
         self.outbox.append(rows, boot_id, last_seq)
+        if self.counters is not None:  # the controller's refusals (the bridge's own: MqttSide)
+            self.counters.commands_refused += sum(
+                1 for e in events if isinstance(e.message, CommandRefused)
+            )
         self.on_stored()

@@ -283,7 +283,8 @@ class CountersPayload(_Model):
     reboots: int
     commands_sent: int
     commands_dropped: int
-    commands_refused: int = 0
+    commands_refused: int = 0  # by the controller (COMMAND_REFUSED)
+    commands_rejected: int = 0  # by the bridge itself, never sent to the controller
     refusals_unanswered: int = 0
     published: int
     mqtt_reconnects: int

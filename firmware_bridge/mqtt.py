@@ -367,7 +367,7 @@ class MqttSide:
     def _refused(
         self, name: str | None, error: str, transaction: str | None, raw: bytes
     ) -> CommandResult:
-        self.counters.commands_refused += 1
+        self.counters.commands_rejected += 1  # ours: the controller never saw it
         if self._reports.allow(self.clock()):
             held = self._reports.take_held()
             more = f" ({held} more refused since the last report)" if held else ""
@@ -379,7 +379,7 @@ class MqttSide:
         _, transaction = _envelope(raw)
 
         def refuse(error: str) -> BridgeResponse:
-            self.counters.commands_refused += 1
+            self.counters.commands_rejected += 1
             return BridgeResponse(status="error", error=error, transaction=transaction)
 
         if retained:
