@@ -52,6 +52,7 @@ class DemoConfig:
     speed: float = 4.0  # 1 = a real table's pace
     hands: int = 0  # per table; 0 = until stopped
     mqtt: str | None = None  # an external broker; None starts amqtt
+    mqtt_port: int | None = None  # the embedded broker's port; None: a free one
     db: str | None = None  # None: SQLite in a temporary folder, removed at the end
     host: str = "127.0.0.1"
     port: int = 8000
@@ -68,14 +69,15 @@ class DemoTable:
     bridge: Bridge
 
 
-def check_port_free(host: str, port: int) -> None:
-    """Fail before anything starts, with a sentence rather than uvicorn's exit."""
+def check_port_free(host: str, port: int, option: str = "--port") -> None:
+    """Fail before anything starts, with a sentence rather than uvicorn's (or the
+    broker's) exit."""
     with socket.socket() as s:
         s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             s.bind((host, port))
         except OSError as exc:
-            raise DemoError(f"--port {port}: {host}:{port} is in use ({exc.strerror})") from None
+            raise DemoError(f"{option} {port}: {host}:{port} is in use ({exc.strerror})") from None
 
 
 class DemoError(RuntimeError):
@@ -89,7 +91,7 @@ async def broker_for(config: DemoConfig, workdir: Path) -> AsyncIterator[str]:
     if config.mqtt:
         yield config.mqtt
         return
-    broker = OwnedBroker(workdir / "broker", embedded=True)
+    broker = OwnedBroker(workdir / "broker", port=config.mqtt_port, embedded=True)
     (workdir / "broker").mkdir(parents=True, exist_ok=True)
     await asyncio.to_thread(broker.start)
     try:
@@ -106,7 +108,11 @@ async def run_demo(
     if config.tables < 1:
         raise DemoError("--tables: at least 1")
     ensure_open_files(config.tables)
+    if config.mqtt and config.mqtt_port is not None:
+        raise DemoError("--mqtt-port: the embedded broker's port; not with --mqtt")
     check_port_free(config.host, config.port)
+    if config.mqtt is None and config.mqtt_port is not None:
+        check_port_free("127.0.0.1", config.mqtt_port, "--mqtt-port")
     workdir = Path(tempfile.mkdtemp(prefix="mjtable-demo-"))
     missing: dict[str, str] = {}
     db = config.db or f"sqlite:///{workdir / 'mjtable.db'}"

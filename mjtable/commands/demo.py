@@ -18,8 +18,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "demo",
         help="the whole system at once: simulated tables, bridges, broker, service, dashboard",
         description=(
-            "Start an MQTT broker (embedded amqtt unless --mqtt names one), --tables simulated "
-            "tables each on a pseudo-terminal behind its own bridge, and the table service "
+            "Start an MQTT broker (embedded amqtt unless --mqtt names one; on --mqtt-port, or "
+            "a free port), --tables simulated tables each on a pseudo-terminal behind its "
+            "own bridge, and the table service "
             "with its dashboard on --port (SQLite in a temporary folder unless --db). Bots "
             "play at --speed times a real table's pace and break a rule now and then "
             "(--violations) so the referee is seen at work. Ctrl-C or SIGTERM stops every "
@@ -32,6 +33,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help=f"times a real table's pace, 0 = flat out (default {d.speed:g})")  # fmt: skip
     add("--hands", type=int, default=d.hands, help="hands per table (default 0: for ever)")
     add("--mqtt", metavar="URL", help="a broker to use (default: start amqtt)")
+    add("--mqtt-port", type=int, metavar="PORT",
+        help="the embedded broker's port on 127.0.0.1 (default: a free one)")  # fmt: skip
     add("--db", metavar="URL", help="the records' database (default: SQLite, temporary)")
     add("--host", default=d.host, help=f"address the dashboard binds ({d.host})")
     add("--port", type=int, default=d.port, help=f"dashboard port ({d.port})")
@@ -53,12 +56,17 @@ def run(args: argparse.Namespace) -> int:
         problems.append(f"--violations: a rate from 0 to 1, got {args.violations:g}")
     if not 0 <= args.port <= 65535:
         problems.append(f"--port: 0 to 65535, got {args.port}")
+    if args.mqtt_port is not None and not 1 <= args.mqtt_port <= 65535:
+        problems.append(f"--mqtt-port: 1 to 65535, got {args.mqtt_port}")
+    if args.mqtt_port is not None and args.mqtt:
+        problems.append("--mqtt-port: the embedded broker's port; not with --mqtt")
     if problems:
         print("\n".join(f"demo: {p}" for p in problems), file=sys.stderr)
         return 2
     config = DemoConfig(
-        tables=args.tables, speed=args.speed, hands=args.hands, mqtt=args.mqtt, db=args.db,
-        host=args.host, port=args.port, seed=args.seed, violations=args.violations,
+        tables=args.tables, speed=args.speed, hands=args.hands, mqtt=args.mqtt,
+        mqtt_port=args.mqtt_port, db=args.db, host=args.host, port=args.port, seed=args.seed,
+        violations=args.violations,
     )  # fmt: skip
     logging.basicConfig(
         level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s"

@@ -105,10 +105,14 @@ def assert_log_whole(store: Store, table: str) -> int:
 
 
 def test_demo_plays_serves_the_dashboard_and_stops_cleanly_on_sigterm(demo_db: Path) -> None:
-    demo = Demo(demo_db, "--tables", "2", "--speed", "0", "--hands", "2", "--violations", "0.05")
+    mqtt_port = free_port()
+    demo = Demo(demo_db, "--tables", "2", "--speed", "0", "--hands", "2", "--violations", "0.05",
+                "--mqtt-port", str(mqtt_port))  # fmt: skip
     try:
         url = demo.wait_line(r"dashboard: (http://\S+)").group(1)
         assert url.endswith(f":{demo.port}/")
+        broker = demo.wait_line(r"broker: (\S+)").group(1)
+        assert broker == f"mqtt://127.0.0.1:{mqtt_port}"  # the port asked for, not a random one
         admin = demo.wait_line(r"admin token: (\S+)").group(1)
         demo.wait_line(r"every table has played its hands", timeout=240)
         tables = {t["table"]: t for t in demo.get("/api/tables")}
@@ -166,6 +170,8 @@ def test_ctrl_c_mid_game_leaves_the_records_whole_and_up_to_date(demo_db: Path) 
         (["--tables", "0"], "--tables: at least 1, got 0"),
         (["--speed", "-1"], "--speed: 0 or more, got -1"),
         (["--violations", "2"], "--violations: a rate from 0 to 1, got 2"),
+        (["--mqtt-port", "70000"], "--mqtt-port: 1 to 65535, got 70000"),
+        (["--mqtt", "mqtt://club:1883", "--mqtt-port", "1884"], "not with --mqtt"),
     ],
 )
 def test_bad_options_exit_2_naming_the_option(args: list[str], message: str) -> None:
@@ -187,4 +193,21 @@ def test_a_port_in_use_is_refused_before_anything_starts(tmp_path: Path) -> None
         )  # fmt: skip
     assert done.returncode == 2
     assert f"--port {port}: 127.0.0.1:{port} is in use" in done.stderr
+    assert not (tmp_path / "x.db").exists()
+
+
+def test_an_mqtt_port_in_use_is_refused_before_anything_starts(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        done = subprocess.run(
+            [*MJTABLE, "demo", "--port", str(free_port()), "--mqtt-port", str(port),
+             "--db", f"sqlite:///{tmp_path / 'x.db'}"],
+            capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+    assert done.returncode == 2
+    assert f"--mqtt-port {port}: 127.0.0.1:{port} is in use" in done.stderr
     assert not (tmp_path / "x.db").exists()
