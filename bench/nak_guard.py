@@ -88,7 +88,8 @@ class ResentGuard(Sender):
 
 
 class LastResendGuard(Sender):
-    """The code before issue 11: ignore a NAK if any full resend happened < 20 ms ago."""
+    """The former guard (`last-resend` above): ignore a NAK if any go-back-N resend happened
+    < 20 ms ago."""
 
     def __init__(self, next_seq: int, timing: Timing) -> None:
         super().__init__(next_seq, timing)

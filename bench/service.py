@@ -1,4 +1,4 @@
-"""The table service under load (issue 8, "Speed"): events/s offered and held, and the
+"""The table service under load (README, "Benchmark figures"): events/s offered and held, and the
 latency from a bridge's publish to a WebSocket client, on a step ramp of offered load.
 
     .venv/bin/python bench/service.py [--mqtt mqtt://127.0.0.1:1883 | --mqtt private]

@@ -86,8 +86,9 @@ class DemoError(RuntimeError):
 
 @contextlib.asynccontextmanager
 async def broker_for(config: DemoConfig, workdir: Path) -> AsyncIterator[str]:
-    """The broker's URL: the one given, or an embedded amqtt in its own process
-    (in-process amqtt races its PUBACKs: stack-notes.md)."""
+    """The broker's URL: the one given, or an embedded amqtt in its own process (run in
+    the demo's process, amqtt races its PUBACKs with the bridges' and the service's own
+    clients: see hil_tests/broker.py)."""
     if config.mqtt:
         yield config.mqtt
         return

@@ -1,4 +1,4 @@
-"""The service's records (issue 8): tables' logs, sessions, hands, money, rulings, tokens.
+"""The service's records: tables' logs, sessions, hands, money, rulings, tokens.
 
 `Store` is the one way in (SQLAlchemy 2 over SQLite or PostgreSQL, schema by Alembic);
 `entries.py` holds what it stores, `rows.py` what its queries return.

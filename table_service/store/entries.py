@@ -1,4 +1,4 @@
-"""A table's log entries: what the live service appends and the fold reads back (issue 8).
+"""A table's log entries: what the live service appends and the fold reads back.
 
 The store (`store.py`, SQLAlchemy 2 + Alembic):
 one `Store` over SQLite (default: WAL, a file in the data directory) or PostgreSQL

@@ -1,4 +1,4 @@
-"""Worked cases that kill the mutants of firmware_bridge/protocol (issue 12).
+"""Worked cases that kill the mutants of firmware_bridge/protocol (README, "Mutation testing").
 
 Each test pins one rule of docs/protocol.md with literal values: the reason a refused
 run is counted under and its exact message, the codec's bounds, the ARQ numbers of

@@ -1,4 +1,5 @@
-"""Issue 11's rules, frame by frame: each change to the sessions shown on the wire (fake clock)."""
+"""The link's rules of docs/protocol.md §3 (errors §3.6, handshake §3.8, command outcomes
+§3.10), frame by frame: each shown on the wire (fake clock)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,9 @@
 """The club view (`index.html`) and the session view (`session.html`) in Chromium against the
-real service (issue 9): a dozen tables fed the simulator's games (fixed seeds) through their
-stand-in bridges, some playing, some idle, some offline, some with open violations; every
-card shows its table's state and count of open violations; a session of several hands
-has its chart, one line per player, ending at the standings' totals.
+real service (as dashboard/README.md describes them): a dozen tables fed the simulator's
+games (fixed seeds) through their stand-in bridges, some playing, some idle, some offline,
+some with open violations; every card shows its table's state and count of open
+violations; a session of several hands has its chart, one line per player, ending at the
+standings' totals.
 
 With MJTABLE_SCREENSHOTS=1 it also writes docs/screenshots/club.png and session-chart.png.
 """

@@ -1,4 +1,5 @@
-"""Hostile player names in Chromium against the real service (issue 9): a session started
+"""Hostile player names in Chromium against the real service (README, "The dashboard":
+names are text, never HTML): a session started
 through the API with names that are markup; every page shows them as text (visible,
 character for character), runs none of them (`window.__pwned` stays undefined, no element
 they would make exists) and meets no CSP violation and no console error."""

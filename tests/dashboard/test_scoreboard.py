@@ -1,5 +1,5 @@
 """The scoreboard (`table.html`) in Chromium against the real service, fed the simulator's
-events through the stand-in bridge (issue 9):
+events through the stand-in bridge (what dashboard/README.md promises):
 
 - a draw and a discard appear, one event at a time, within a second, as the right tiles;
 - a win's banner lists exactly the stored hand's 台 items, total, dealer 台 and payments

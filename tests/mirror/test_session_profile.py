@@ -1,4 +1,5 @@
-"""A session keeps the profile it was played under, written out whole (issue 13)."""
+"""A session keeps the profile it was played under, written out whole: every key, so a
+hand is judged again by the rules it was played under (README, "Rule profiles")."""
 
 from __future__ import annotations
 

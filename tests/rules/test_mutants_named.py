@@ -1,4 +1,5 @@
-"""The four bugs a mutation spot-check found the suite blind to (issue 12), each pinned.
+"""The four bugs a mutation spot-check (README, "Mutation testing") found the suite blind
+to, each pinned.
 
 Every expectation is worked by hand from taiwan16.md (the section is named in the
 docstring) and written as a literal. Hands are in `notation.py`'s notation: unless

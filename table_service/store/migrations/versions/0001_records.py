@@ -1,4 +1,4 @@
-"""The service's records (issue 8): the log, sessions, hands, ledger, judgements, tokens.
+"""The service's records: the log, sessions, hands, ledger, judgements, tokens.
 
 Revision ID: 0001
 Revises:
