@@ -90,6 +90,7 @@ class HostSession(LinkSession):
     """
 
     ACCEPTS = BOTH_WAYS | {c.Hello}
+    RECEIVES = Direction.EVENT
 
     def __init__(
         self,
@@ -438,7 +439,7 @@ class HostSession(LinkSession):
         return out
 
     def _tick(self, now: float) -> None:
-        if self._session and now - self._last_rx > self.timing.silence:
+        if self._session and self.silent(now):
             self.counters.link_downs += 1
             log.warning("link %s: silent %.1fs, down", self.name, now - self._last_rx)
             self._set_session(False, "down")

@@ -51,11 +51,14 @@ class Sender:
         self.rto = self.timing.rto_initial
         self.timer = 0.0
         self.retransmits = 0
+        self._last_sent = (self.next_seq - 1) % SEQ_MOD
 
     @property
     def last_sent(self) -> int:
-        """Number of the most recently sent sequenced message (§3.2: `seq` of link frames)."""
-        return (self.next_seq - 1) % SEQ_MOD
+        """The highest number actually transmitted (§3.2: `seq` of link frames; §3.5: the bound
+        of a valid `ack`). A number taken by a message discarded unsent is not in it, so it
+        can trail `next_seq - 1`."""
+        return self._last_sent
 
     @property
     def oldest_unacked(self) -> int:
@@ -72,6 +75,7 @@ class Sender:
         self.outstanding.clear()
         self.waiting.clear()
         self.next_seq = next_seq % SEQ_MOD
+        self._last_sent = (self.next_seq - 1) % SEQ_MOD
         self.rto = self.timing.rto_initial
         return dropped
 
@@ -111,6 +115,7 @@ class Sender:
             if not self.outstanding:
                 self.timer = now
             self.outstanding.append(item)
+            self._last_sent = self.next_seq
             self.next_seq = (self.next_seq + 1) % SEQ_MOD
             out.append(item)
         return out

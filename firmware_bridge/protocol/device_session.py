@@ -25,6 +25,7 @@ class DeviceSession(LinkSession):
     """
 
     ACCEPTS = BOTH_WAYS | {c.Welcome, c.Sync}
+    RECEIVES = Direction.COMMAND
 
     def __init__(
         self,
@@ -65,7 +66,12 @@ class DeviceSession(LinkSession):
         self.sender.push(message)
 
     def _discard_oldest(self) -> None:
-        """§3.8: drop the oldest unacknowledged event, then HELLO with the new oldest number."""
+        """§3.8: drop the oldest unacknowledged event, then HELLO with the new oldest number.
+
+        The session ends (§3.7). The HELLO goes at once unless one went less than 500 ms
+        ago, then at the HELLO repeat: one per 500 ms however fast the queue overflows. While
+        silenced by WELCOME result 1 no HELLO goes; the one after SYNC names the new oldest.
+        """
         sender = self.sender
         if sender.outstanding:
             sender.outstanding.popleft()
@@ -74,7 +80,6 @@ class DeviceSession(LinkSession):
             sender.next_seq = (sender.next_seq + 1) % SEQ_MOD
         self.errors["queue_full"] += 1
         self.welcomed = False
-        self._hello_at = float("-inf")
 
     # --- receiving ----------------------------------------------------------------
 
@@ -87,8 +92,13 @@ class DeviceSession(LinkSession):
             self._hello_at = float("-inf")
             return
         assert isinstance(message, c.Welcome)
+        if self.rejected:
+            return  # silenced: only a SYNC brings it back; no WELCOME counts, its ack included
         if message.result != c.HelloResult.ACCEPTED:
+            # §3.8: stop sending, whether welcomed or not (the session ends, §3.7); its `ack`
+            # is never applied: the host that refused us counts events of no session of ours
             self.rejected = True
+            self.welcomed = False
             return
         if self.welcomed:
             # a late answer to an earlier HELLO of this handshake: its ack only (§3.8);
@@ -100,6 +110,19 @@ class DeviceSession(LinkSession):
         self.receiver.expected = message.next_seq
         for seq, m in self.sender.resend_all(now):
             self._send(m, seq, now)
+
+    def _malformed(self, message: Message) -> str | None:
+        """§5.2: a WELCOME that accepts while speaking another version is a protocol error."""
+        if (
+            isinstance(message, c.Welcome)
+            and message.result == c.HelloResult.ACCEPTED
+            and message.protocol_version != PROTOCOL_VERSION
+        ):
+            return (
+                f"welcome: result 0 (accepted) with protocol_version "
+                f"{message.protocol_version}, not {PROTOCOL_VERSION}"
+            )
+        return None
 
     def _deliver(
         self, frame: Frame, message: Message | None, error: str | None, now: float
@@ -117,9 +140,12 @@ class DeviceSession(LinkSession):
         self.refuse(frame.seq, frame.type, reason)
 
     def refuse(self, seq: int, frame_type: int, reason: RefusalReason) -> None:
-        """Report a delivered command as not carried out (also for NOT_NOW, by the table)."""
+        """Report a delivered command as not carried out (also for NOT_NOW, by the table).
+
+        It cannot wait for room (the command is acknowledged already): a full queue makes
+        room for it like for any event that must be recorded (§3.8)."""
         self.errors["refused"] += 1
-        self.sender.push(c.CommandRefused(seq, frame_type, reason))
+        self.emit(c.CommandRefused(seq, frame_type, reason))
 
     # --- sending ------------------------------------------------------------------
 

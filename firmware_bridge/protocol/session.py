@@ -17,7 +17,7 @@ from typing import ClassVar
 
 from firmware_bridge.protocol import catalogue as c
 from firmware_bridge.protocol.arq import Receiver, Sender, Timing, Verdict
-from firmware_bridge.protocol.catalogue import Message, from_frame, to_frame
+from firmware_bridge.protocol.catalogue import Direction, Message, from_frame, to_frame
 from firmware_bridge.protocol.errors import FrameError, PayloadError
 from firmware_bridge.protocol.frame import PROTOCOL_VERSION, Frame, FrameDecoder, encode_frame
 
@@ -31,6 +31,8 @@ class LinkSession:
 
     # the control messages this end may receive (§3.6: any other is from the wrong direction)
     ACCEPTS: ClassVar[frozenset[type[Message]]] = BOTH_WAYS
+    # the sequenced messages it receives: commands (the device) or events (the host)
+    RECEIVES: ClassVar[Direction]
 
     def __init__(self, timing: Timing | None, now: float) -> None:
         self.timing = timing or Timing()
@@ -83,7 +85,6 @@ class LinkSession:
             if isinstance(item, FrameError):
                 self._on_bad(item, now)
             else:
-                self._last_rx = now
                 self._on_frame(item, now)
         self._after_receive(now)
 
@@ -105,6 +106,7 @@ class LinkSession:
             message, error = None, str(exc)
             reason = exc.reason
         if frame.type in SEQUENCED_TYPES:
+            self._last_rx = now
             self._on_sequenced(frame, message, error, now)
             return
         if message is None:  # control frame of a wrong length, or an unknown type: ignored whole
@@ -113,10 +115,31 @@ class LinkSession:
         if frame.type not in CONTROL_TYPES or type(message) not in self.ACCEPTS:
             self._refused(frame, "malformed", f"{message.KIND}: from the wrong direction", now)
             return
+        problem = self._malformed(message)
+        if problem is not None:
+            self._refused(frame, "malformed", f"type 0x{frame.type:02X}: {problem}", now)
+            return
+        # §3.7: only a frame §3.6 does not ignore is a valid frame (it keeps the link up)
+        self._last_rx = now
         if type(message) in BOTH_WAYS:
             self._on_link_frame(frame, message, now)
         else:
             self._on_handshake(frame, message, now)
+
+    def _malformed(self, message: Message) -> str | None:
+        """Why a well-formed control frame from the right direction breaks the protocol anyway
+        (§5.2: a WELCOME that accepts another version), or None; it is then ignored whole."""
+        return None
+
+    def _from_peer(self, frame: Frame) -> bool:
+        """False for a sequenced frame of a known type this end sends itself (§3.3, §3.6): it may
+        be an echo of its own frame on a faulty cable, so its `ack` is never applied."""
+        cls = c.BY_TYPE.get(frame.type)
+        return cls is None or cls.DIRECTION is self.RECEIVES
+
+    def silent(self, now: float) -> bool:
+        """§3.7: no valid frame for `silence` (3.5 s); frames §3.6 ignores do not count."""
+        return now - self._last_rx > self.timing.silence
 
     def _refused(self, frame: Frame, reason: str, detail: str, now: float) -> None:
         """A CRC-valid frame ignored whole, its `ack` and `seq` included (§3.6)."""
@@ -138,11 +161,12 @@ class LinkSession:
     def _on_sequenced(
         self, frame: Frame, message: Message | None, error: str | None, now: float
     ) -> None:
-        """§3.4, with the frame's `ack` applied first (a sequenced frame always counts)."""
+        """§3.4, with the frame's `ack` applied first unless the type is one this end sends."""
         if not self.up:
             self._outside_session(frame, now)
             return
-        self._apply_ack(frame.ack, now)
+        if self._from_peer(frame):
+            self._apply_ack(frame.ack, now)
         verdict = self.receiver.classify(frame.seq)
         if verdict is Verdict.DELIVER:
             self.receiver.advance()

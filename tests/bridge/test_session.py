@@ -78,9 +78,11 @@ def test_a_full_device_queue_drops_the_oldest_and_announces_it() -> None:
     p.device.emit(c.TilesLeft(4))  # one more than it holds: event 1 goes
     assert p.device.errors["queue_full"] == 1 and not p.device.welcomed
     p.drop = lambda s: False
-    p.run(0.05)
+    p.run(0.6)
     [hello] = p.frames(DEVICE, c.Hello, since=t0)
     assert hello.message().next_seq == 2  # type: ignore[attr-defined]
+    before = p.frames(DEVICE, c.Hello)[-2]  # the handshake's: 500 ms apart at least (§3.8)
+    assert hello.t - before.t >= 0.5
     assert [(e.seq, e.message) for e in p.store.events] == [
         (i + 1, c.TilesLeft(i)) for i in range(1, 5)
     ]
