@@ -10,6 +10,7 @@ With MJTABLE_SCREENSHOTS=1 it also writes docs/screenshots/club.png and session-
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from dataclasses import dataclass
 
@@ -165,6 +166,12 @@ async def test_the_club_and_a_session_chart(site: Site, chrome: Chrome) -> None:
     rows = await chart.locator("#rules tr").all_inner_texts()
     assert "清一色 (full_flush)\t12" in rows and "ping_hu_wait\twhole_hand" in rows, rows
     await shoot(chart, "session-chart")
+    # The CSV link downloads a file named by its session, not "export"
+    started = time.strftime("%Y-%m-%d", time.gmtime(detail["session"]["started_at"]))
+    async with chart.expect_download() as got:
+        await chart.locator('#info a[href$="format=csv"]').click()
+    csv_file = await got.value
+    assert csv_file.suggested_filename == f"session-{session_id}-A1-{started}.csv"
     assert await chrome.reported() == []
 
 
