@@ -9,6 +9,7 @@ from urllib.parse import urlsplit
 
 import aiomqtt
 
+from tests.service.test_crash import Server
 from tests.service.test_live import running, settings_for
 
 
@@ -27,17 +28,43 @@ async def retained(url: str, topic: str) -> bytes | None:
     return None
 
 
+async def online(url: str, topic: str) -> None:
+    async with asyncio.timeout(10):
+        while await retained(url, topic) != b"online":
+            await asyncio.sleep(0.05)
+
+
+async def forget(url: str, topic: str) -> None:
+    """Leave the shared broker clean: no retained message for a later test."""
+    parts = urlsplit(url)
+    async with aiomqtt.Client(parts.hostname or "127.0.0.1", parts.port or 1883) as client:
+        await client.publish(topic, b"", qos=1, retain=True)
+
+
 async def test_a_clean_stop_says_offline(mqtt_url: str, tmp_path: Path) -> None:
     base = f"svc-{uuid.uuid4().hex[:8]}"
     topic = f"{base}/service/availability"
     settings = settings_for(mqtt_url, f"sqlite:///{tmp_path / 'mjtable.db'}", base)
     try:
         async with running(settings):
-            async with asyncio.timeout(10):
-                while await retained(mqtt_url, topic) != b"online":
-                    await asyncio.sleep(0.05)
+            await online(mqtt_url, topic)
         assert await retained(mqtt_url, topic) == b"offline"
     finally:
-        parts = urlsplit(mqtt_url)
-        async with aiomqtt.Client(parts.hostname or "127.0.0.1", parts.port or 1883) as client:
-            await client.publish(topic, b"", qos=1, retain=True)  # leave the broker clean
+        await forget(mqtt_url, topic)
+
+
+async def test_mjtable_serve_stopped_by_sigterm_says_offline(mqtt_url: str, tmp_path: Path) -> None:
+    base = f"svc-{uuid.uuid4().hex[:8]}"
+    topic = f"{base}/service/availability"
+    server = Server(mqtt_url, f"sqlite:///{tmp_path / 'mjtable.db'}", base, tmp_path)
+    try:
+        await server.start()
+        await online(mqtt_url, topic)
+        server.stop()  # SIGTERM: a clean stop
+        assert server.proc is not None and server.proc.returncode == 0
+        assert await retained(mqtt_url, topic) == b"offline"
+    finally:
+        server.stop()
+        if server.proc is not None and server.proc.stderr is not None:
+            server.proc.stderr.close()
+        await forget(mqtt_url, topic)
