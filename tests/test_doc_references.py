@@ -39,7 +39,7 @@ def test_every_relative_link_names_a_file_the_repository_has(page: Path) -> None
 
 
 def test_every_page_named_in_a_page_or_module_exists() -> None:
-    """`see notes.md` in a docstring is a citation too: its page must be in the tree."""
+    """A page named in a docstring or a comment is a citation too: it must be in the tree."""
     have = {path.name for path in tracked()}
     unknown = {
         f"{path.relative_to(ROOT)}: {name}"
