@@ -1,8 +1,13 @@
 """One check per rule of docs/protocol.md, each a short script against the device.
 
 A check raises `Failed` naming the rule and what the device did instead; `Manual`
-when it needs a hand on the board that this run does not have. `since` marks rules
-settled in issue 11 that older firmware may not follow yet: they fail like any other rule.
+when it needs a hand on the board that this run does not have. Every check holds
+whether the table is quiet or in play: the host's link acknowledges events all the
+time (host.py), so a check judges only the frames its rule is about and lets the
+table's own events pass; where a rule can only be seen on a quiet device (a HEARTBEAT
+needs 1 s with nothing to send) a busy device is judged by what it does instead.
+`since` names the page's section of a rule settled later (listed in §3.11): older
+firmware may not follow it yet, and it fails like any other rule.
 """
 
 from __future__ import annotations
@@ -18,10 +23,12 @@ from cobs import cobs  # type: ignore[import-untyped]
 from firmware_bridge.conformance.host import (
     ANSWER,
     AT_ONCE,
+    HEARTBEAT,
     Failed,
     Received,
     ScriptedHost,
     check_interval,
+    early_limit,
     is_type,
     late_limit,
     nak_for,
@@ -34,6 +41,7 @@ from firmware_bridge.protocol.frame import Frame, encode_frame, seq_diff
 COMMAND_REFUSED = 0x1E  # event, §6.14: seq u16, type u8, reason u8
 REFUSED = struct.Struct("<HBB")
 REASON_UNKNOWN_TYPE, REASON_WRONG_DIRECTION, REASON_BAD_PAYLOAD = 1, 2, 3
+LADDER = (0.1, 0.2, 0.4, 0.8, 1.6, 2.0)  # §3.5: RTO 100 ms doubling to 2 s
 
 
 class Manual(Exception):
@@ -61,7 +69,7 @@ class Check:
     section: str
     title: str
     run: Run
-    since: str | None = None  # "issue 11": a rule settled there
+    since: str | None = None  # the section of a rule the page settled later (§3.11)
 
 
 def _hello(got: Received) -> c.Hello:
@@ -70,30 +78,59 @@ def _hello(got: Received) -> c.Hello:
     return message
 
 
-def _events_from(h: ScriptedHost, first: int, count: int) -> None:
-    """Ask for `count` STATE events (REQUEST_STATE each, acked at once), acking none."""
+def _ask(h: ScriptedHost, count: int, within: float = AT_ONCE) -> None:
+    """`count` REQUEST_STATEs, each acknowledged at once: `count` events the device must send."""
     for _ in range(count):
         seq, sent = h.command(c.RequestState())
-        h.expect_ack(seq, sent)
-    last = seq_add(first, count - 1)
-    if not _occurrences(h, last):
-        h.expect(f"first sending of event {last}", lambda r: r.frame.seq == last, ANSWER)
+        h.expect_ack(seq, sent, within)
 
 
 def seq_is(seq: int) -> Callable[[Received], bool]:
-    return lambda r: r.frame.seq == seq
+    return lambda r: r.sequenced and r.frame.seq == seq
+
+
+def sent_after(seq: int, t: float) -> Callable[[Received], bool]:
+    """A sending of `seq` that arrived after `t` (a resend has the same number)."""
+    return lambda r: r.sequenced and r.frame.seq == seq and r.t > t
 
 
 def _occurrences(h: ScriptedHost, seq: int, after: float = 0.0) -> list[Received]:
-    return [r for r in h.seen if r.frame.seq == seq and r.t > after]
+    return [r for r in list(h.seen) if r.frame.seq == seq and r.t > after]
+
+
+def _no_state(h: ScriptedHost, since: float, duration: float, what: str) -> None:
+    """Fail if a STATE arrives within `duration` of `since` (the table's events may)."""
+    h.collect(max(0.0, since + duration - time.monotonic()))
+    for r in list(h.seen):
+        if r.t > since and r.type == c.State.TYPE:
+            raise Failed(f"{what}: got {describe_frame(r.frame)}")
+
+
+def _states(h: ScriptedHost, since: float, count: int, what: str) -> None:
+    """Wait for `count` STATEs delivered in order after `since` (each within ANSWER)."""
+    deadline = time.monotonic() + late_limit(ANSWER) * count
+    while sum(r.t > since and r.type == c.State.TYPE for r in list(h.events)) < count:
+        if time.monotonic() > deadline:
+            raise Failed(f"expected {what} within {ANSWER * count:.0f} s: nothing came")
+        h.collect(0.01)
+
+
+def _index(frames: list[Received], got: Received) -> int:
+    return next(i for i, r in enumerate(frames) if r is got)
+
+
+def _timer_start(h: ScriptedHost, first: Received) -> float:
+    """When the device's RTO timer for `first` started: its first sending, or the release
+    our last ack made if that reached the device later (§3.5: a release restarts it)."""
+    return max(first.t, h.last_ack_at)
 
 
 # --- §2 framing ---------------------------------------------------------------------
 
 
 def framing(h: ScriptedHost, board: Board) -> None:
-    h.wire.send_raw(b"\x00\x00\x00", note="three empty runs (ignored)")
-    hello = h.sync()
+    h.send_raw(b"\x00\x00\x00", "three empty runs (ignored)")
+    hello = h.handshake()
     message = _hello(hello)
     if hello.frame.seq != 0:
         raise Failed(f"HELLO must carry seq 0 (§3.2), got {hello.frame.seq}")
@@ -108,8 +145,12 @@ def framing(h: ScriptedHost, board: Board) -> None:
 
 
 def handshake(h: ScriptedHost, board: Board) -> None:
+    """HELLO at once on SYNC, again 500 ms later, nothing else meanwhile. One repeat is
+    enough to time it: a playing device's queue fills while its HELLO waits (§3.8)."""
+    h.new_session()
+    h.answering = False
     first = h.sync()
-    frames = h.collect(1.2)
+    frames = h.collect(late_limit(0.5), until=is_type(c.Hello))
     others = [r for r in frames if r.type != c.Hello.TYPE]
     if others:
         raise Failed(
@@ -117,34 +158,35 @@ def handshake(h: ScriptedHost, board: Board) -> None:
             + describe_frame(others[0].frame)
         )
     hellos = [first, *frames]
-    if len(hellos) < 3:
-        raise Failed(f"HELLO must repeat every 500 ms until WELCOME: {len(hellos)} in 1.2 s")
+    if len(hellos) < 2:
+        raise Failed("HELLO must repeat every 500 ms until WELCOME: no second HELLO")
     for a, b in itertools.pairwise(hellos):
         check_interval("HELLO repeat", b.t - a.t, 0.5)
-        if (_hello(a).boot_id, _hello(a).next_seq) != (_hello(b).boot_id, _hello(b).next_seq):
-            raise Failed("repeated HELLOs must carry the same boot_id and next_seq")
+        if _hello(a).boot_id != _hello(b).boot_id:
+            raise Failed("repeated HELLOs must carry the same boot_id")
+        if seq_diff(_hello(b).next_seq, _hello(a).next_seq) < 0:  # ahead: a full queue, §3.8
+            raise Failed("a repeated HELLO's next_seq went back: nothing was acknowledged")
     h.welcome(hellos[-1])
-    h.settle()
-    _, state = h.request_state()
-    if state.frame.seq != h.events[-1].frame.seq or state.frame.ack != seq_add(h.next_command, -1):
-        raise Failed(f"STATE out of order or with a wrong ack: {describe_frame(state.frame)}")
+    h.answering = True
+    h.collect(0.05)
+    seq, state = h.request_state()
+    if state.frame.ack != seq:
+        raise Failed(f"STATE with a wrong ack (command {seq}): {describe_frame(state.frame)}")
 
 
 def double_handshake(h: ScriptedHost, board: Board) -> None:
     """A late second WELCOME (answer to a repeated HELLO) must not rewind the command count."""
-    hello = h.sync()
-    h.welcome(hello)
-    h.settle()
+    h.handshake()
     seq, _ = h.request_state()
-    h.ack_events()
     h.send(c.Welcome(1, c.HelloResult.ACCEPTED, seq), seq=0)  # stale: sent before seq was
     _, sent = h.command(c.RequestState(), seq=seq)  # its retransmission: the ACK was lost
     h.expect_ack(seq, sent)
-    h.quiet(
+    _no_state(
+        h,
+        sent,
         0.3,
         f"command {seq} ran twice: a WELCOME while the link is up rewound the device's "
         "expected command number (§3.8: only its ack applies)",
-        is_type(c.State),
     )
 
 
@@ -165,10 +207,7 @@ def commands(h: ScriptedHost, board: Board) -> None:
     for message in every:
         seq, sent = h.command(message)
         h.expect_ack(seq, sent)
-    state = h.expect_state(sent)
-    h.settle()
-    if state not in h.events:
-        raise Failed(f"STATE was not the next event in order: {describe_frame(state.frame)}")
+    h.expect_state(sent)
 
 
 # --- §3.4 receiving -----------------------------------------------------------------
@@ -177,15 +216,14 @@ def commands(h: ScriptedHost, board: Board) -> None:
 def duplicates(h: ScriptedHost, board: Board) -> None:
     h.handshake()
     seq, _ = h.request_state()
-    h.ack_events()
     _, sent = h.command(c.RequestState(), seq=seq)
     h.expect(
         f"ACK {seq} again for the duplicate (§3.4)",
-        lambda r: r.frame.ack == seq,
+        lambda r: r.type != c.Hello.TYPE and r.frame.ack == seq,
         AT_ONCE,
         since=sent,
     )
-    h.quiet(0.3, f"duplicate command {seq} was acted on (§3.4: drop it)", is_type(c.State))
+    _no_state(h, sent, 0.3, f"duplicate command {seq} was acted on (§3.4: drop it)")
 
 
 def gaps(h: ScriptedHost, board: Board) -> None:
@@ -199,13 +237,13 @@ def gaps(h: ScriptedHost, board: Board) -> None:
     window = nak.t + 0.045 - time.monotonic()
     if window > 0:
         h.quiet(window, f"a second NAK({n}) within 50 ms (§3.4)", nak_for(n))
-    h.quiet(0.1, "a command past a gap was delivered (§3.4: drop it)", is_type(c.State))
+    _no_state(h, sent, 0.1, "a command past a gap was delivered (§3.4: drop it)")
+    closed = time.monotonic()
     for seq in (n, seq_add(n, 1)):
         _, sent = h.command(c.RequestState(), seq=seq)
         h.expect_ack(seq, sent)
     h.next_command = seq_add(n, 2)
-    h.expect("first STATE after the gap closed", is_type(c.State), ANSWER)
-    h.expect("second STATE after the gap closed", is_type(c.State), ANSWER)
+    _states(h, closed, 2, "two STATEs once the gap closed")
 
 
 def tail(h: ScriptedHost, board: Board) -> None:
@@ -229,163 +267,236 @@ def wrap(h: ScriptedHost, board: Board) -> None:
 
 
 def window(h: ScriptedHost, board: Board) -> None:
+    """With acks held at `a`, the device sends a+1..a+8 and no more; an ack opens it at once."""
     h.handshake()
-    e = h.expected_event
-    for _ in range(10):
-        seq, sent = h.command(c.RequestState())
-        h.expect_ack(seq, sent)
-    h.collect(0.03)
-    sent_seqs = sorted({d for r in h.seen if (d := seq_diff(r.frame.seq, e)) >= 0})
-    if sent_seqs != list(range(8)):
-        raise Failed(f"with nothing acknowledged, events e+{sent_seqs} were sent: the window is 8")
-    sent = time.monotonic()
-    h.ack_events(seq_add(e, 1))
-    for k in (8, 9):
-        want = seq_add(e, k)
-        h.expect(
-            f"event {want} once the ack opened the window",
-            seq_is(want),
-            AT_ONCE,
-            since=sent,
+    a = h.hold()
+    _ask(h, 10)  # at least 10 events to send, whether the table plays or not
+    h.collect(0.05)
+    sent_seqs = sorted(
+        {d for r in h.since_hold() if (d := seq_diff(r.frame.seq, a)) > 0 and r.type < 0x40}
+    )
+    if sent_seqs != list(range(1, 9)):
+        raise Failed(
+            f"acks held at {a}, 10 events to send: events a+{sent_seqs} were sent; the window "
+            "is 8 (§3.5)"
         )
-    h.settle()
+    sent = h.ack_events(seq_add(a, 2))
+    for k in (9, 10):
+        want = seq_add(a, k)
+        h.expect(f"event {want} once the ack opened the window", seq_is(want), AT_ONCE, since=sent)
+    h.release()
 
 
 def retransmission(h: ScriptedHost, board: Board) -> None:
+    """Acks held: the oldest outstanding event is resent at 100, 200, … 2000 ms with all
+    the outstanding after it (go-back-N). A resend has the same seq; the table's new
+    events do not count. A queue that fills meanwhile (§3.8: HELLO) ends the ladder."""
     h.handshake()
-    e = h.expected_event
-    _events_from(h, e, 3)
-    t0 = _occurrences(h, e)[0].t
-    deadline = t0 + late_limit(0.1 + 0.2 + 0.4 + 0.8 + 1.6 + 2.0)
-    while time.monotonic() < deadline:
-        h.collect(min(0.5, max(0.0, deadline - time.monotonic())))
-        h.send(c.Heartbeat(0))  # a live host that acknowledges nothing
-    resends = _occurrences(h, e)[1:]
-    previous = t0
-    for i, (got, nominal) in enumerate(zip(resends, (0.1, 0.2, 0.4, 0.8, 1.6, 2.0), strict=False)):
+    a = h.hold()
+    e = seq_add(a, 1)
+    _ask(h, 3)
+    first = h.first_sending(e)
+    start = _timer_start(h, first)
+    deadline = start + sum(late_limit(x) for x in LADDER)
+    cut: Received | None = None
+    while time.monotonic() < deadline and len(_occurrences(h, e, first.t)) < len(LADDER):
+        for r in h.collect(0.05):
+            if r.type == c.Hello.TYPE and _hello(r).boot_id == h.boot_id:
+                cut = r  # the queue filled: the link answered, the session starts over
+        if cut is not None:
+            break
+    end = cut.t if cut is not None else deadline
+    resends = [r for r in _occurrences(h, e, first.t) if r.t < end]
+    previous = start
+    seen = h.since_hold()
+    for i, (got, nominal) in enumerate(zip(resends, LADDER, strict=False)):
         check_interval(f"resend {i + 1} (RTO)", got.t - previous, nominal)
-        burst = [r.frame.seq for r in h.seen if r.t >= got.t][:3]
-        if burst != [e, seq_add(e, 1), seq_add(e, 2)]:
-            raise Failed(f"go-back-N resends all outstanding oldest first: got {burst}")
+        index = _index(seen, got)
+        outstanding = {d for r in seen[:index] if 0 < (d := seq_diff(r.frame.seq, a)) <= 8}
+        k = max(outstanding, default=1)
+        burst = [r.frame.seq for r in seen[index:] if r.type < 0x40][:k]
+        want = [seq_add(e, j) for j in range(k)]
+        if burst != want:
+            raise Failed(f"go-back-N resends all {k} outstanding oldest first, {want}: got {burst}")
         previous = got.t
-    if len(resends) < 6:
-        raise Failed(f"event {e} resent {len(resends)} times in 5.1 s; RTO 100 ms doubling to 2 s")
-    sent = time.monotonic()
-    h.ack_events(e)
+    due, elapsed = 0, start
+    for nominal in LADDER:
+        elapsed += late_limit(nominal)
+        due += elapsed <= end
+    if len(resends) < due:
+        raise Failed(
+            f"event {e} resent {len(resends)} times in {(end - start) * 1000:.0f} ms without an "
+            f"ack; RTO 100 ms doubling to 2 s makes it {due}"
+        )
+    if cut is not None:
+        h.release()
+        return
+    sent = h.ack_events(e)
+    e1 = seq_add(e, 1)
     nxt = h.expect(
-        f"resend from {seq_add(e, 1)} 100 ms after a partial ack",
-        lambda r: 0x10 <= r.type <= 0x3F,
+        f"resend of {e1} 100 ms after an ack released {e}",
+        lambda r: r.sequenced and r.frame.seq == e1 and r.t > sent + 0.02,
         0.1,
         since=sent,
     )
-    if nxt.frame.seq != seq_add(e, 1):
-        raise Failed(f"after ack {e} the resend must start at {seq_add(e, 1)}: got {nxt.frame.seq}")
     check_interval("RTO after an ack released something", nxt.t - sent, 0.1)
-    h.settle()
+    if _occurrences(h, e, sent + 0.02):
+        raise Failed(f"event {e} was resent after the ack released it")
+    h.release()
 
 
 def nak(h: ScriptedHost, board: Board) -> None:
     h.handshake()
-    e = h.expected_event
-    e1, e2 = seq_add(e, 1), seq_add(e, 2)
-    _events_from(h, e, 3)
+    a = h.hold()
+    e, e1, e2 = seq_add(a, 1), seq_add(a, 2), seq_add(a, 3)
+    _ask(h, 3)
+    h.first_sending(e2)
     last = 0.0
     first_nak = time.monotonic()
     for n in (1, 2):  # the second NAK comes within 20 ms of the first resend: no guard
         sent = h.send(c.Nak(e1))
-        got = h.expect(f"resend of {e1} at once on NAK {n} (§3.5: every NAK is answered)",
-                       seq_is(e1), AT_ONCE, since=sent)  # fmt: skip
+        got = h.expect(
+            f"resend of {e1} at once on NAK {n} (§3.5: every NAK is answered)",
+            sent_after(e1, sent),
+            AT_ONCE,
+            since=sent,
+        )
         h.collect(0.002)
-        burst = [r.frame.seq for r in h.seen if r.t >= got.t][:2]
+        seen = h.since_hold()
+        burst = [r.frame.seq for r in seen[_index(seen, got) :] if r.type < 0x40][:2]
         if burst != [e1, e2]:
             raise Failed(f"NAK({e1}) must resend {e1}, {e2} oldest first: got {burst}")
         last = got.t
     later = h.expect(
         "timeout resend 100 ms after the last NAK resend",
-        lambda r: r.frame.seq == e1 and r.t > last + 0.05,
+        lambda r: r.sequenced and r.frame.seq == e1 and r.t > last + 0.05,
         0.1,
         since=last,
     )
     check_interval("RTO after a NAK resend (restarted, not doubled)", later.t - last, 0.1)
     if _occurrences(h, e, after=first_nak):
         raise Failed(f"NAK({e1}) releases {e}; it was resent")
-    h.settle()
+    h.release()
 
 
 # --- §3.7 heartbeat and link loss ---------------------------------------------------
 
+OBSERVE = 2.6  # long enough for two HEARTBEATs from an idle device
+
 
 def heartbeat(h: ScriptedHost, board: Board) -> None:
+    """§3.7 says when a HEARTBEAT is due: after 1 s with nothing sent. Watched for 2.6 s,
+    the device may never be silent longer than that; every frame is liveness; a HEARTBEAT
+    must end 1 s of silence (not come sooner) and carry the last event and command."""
     h.handshake()
-    seq, state = h.request_state()
-    h.ack_events()
-    h.collect(0.05)
-    quiet_since = h.last_rx
-    beat = h.expect("HEARTBEAT after 1 s idle", is_type(c.Heartbeat), 1.0, since=quiet_since)
-    check_interval("heartbeat after idle", beat.t - quiet_since, 1.0)
-    if (beat.frame.seq, beat.frame.ack) != (state.frame.seq, seq):
-        raise Failed(
-            f"HEARTBEAT must carry seq = last event sent ({state.frame.seq}) and ack = last "
-            f"command delivered ({seq}): {describe_frame(beat.frame)}"
-        )
-    again = h.expect("second HEARTBEAT", is_type(c.Heartbeat), 1.0, since=beat.t)
-    check_interval("heartbeat repeat", again.t - beat.t, 1.0)
+    seq, _ = h.request_state()
+    h.collect(0.02)
+    previous = h.last_rx
+    for got in h.collect(OBSERVE):
+        gap = got.t - previous
+        if gap < 0:
+            continue  # arrived before the watch began
+        if gap > late_limit(HEARTBEAT):
+            raise Failed(
+                f"the device sent nothing for {gap * 1000:.0f} ms: a HEARTBEAT is due after "
+                f"1 s without sending (accepted up to {late_limit(HEARTBEAT) * 1000:.0f} ms)"
+            )
+        if got.type == c.Heartbeat.TYPE:
+            if gap < early_limit(HEARTBEAT):
+                raise Failed(
+                    f"HEARTBEAT {gap * 1000:.0f} ms after the device's previous frame: it is "
+                    f"sent after 1 s without sending (accepted from "
+                    f"{early_limit(HEARTBEAT) * 1000:.0f} ms)"
+                )
+            last_event = _last_event_before(h, got.t)
+            if (got.frame.seq, got.frame.ack) != (last_event, seq):
+                raise Failed(
+                    f"HEARTBEAT must carry seq = last event sent ({last_event}) and ack = last "
+                    f"command delivered ({seq}): {describe_frame(got.frame)}"
+                )
+        previous = got.t
+    gap = time.monotonic() - previous
+    if gap > late_limit(HEARTBEAT):
+        raise Failed(f"the device sent nothing for {gap * 1000:.0f} ms: no HEARTBEAT after 1 s")
+
+
+def _last_event_before(h: ScriptedHost, t: float) -> int:
+    best: int | None = None
+    for r in list(h.seen):
+        if r.t < t and r.type < 0x40 and (best is None or seq_diff(r.frame.seq, best) > 0):
+            best = r.frame.seq
+    return 0 if best is None else best
 
 
 def link_down(h: ScriptedHost, board: Board) -> None:
     h.handshake()
-    e = h.expected_event
-    _events_from(h, e, 2)
+    a = h.hold()
+    e = seq_add(a, 1)
+    _ask(h, 2)
+    h.first_sending(seq_add(e, 1))
     last_command = seq_add(h.next_command, -1)
+    h.silence()  # the host sends nothing: the link is down for the device after 3.5 s
     start = time.monotonic()
-    frames = h.collect(4.0)  # the host is silent: the link is down for the device (3.5 s)
-    if any(r.type == c.Hello.TYPE for r in frames):
-        raise Failed("the device must not start a handshake by itself when the link is down")
-    if not _occurrences(h, e, after=start + 1.5):
+    frames = h.collect(4.0)
+    full: c.Hello | None = None  # a HELLO for a full queue (§3.8) is the one it may send
+    for r in frames:
+        if r.type != c.Hello.TYPE:
+            continue
+        message = _hello(r)
+        if message.boot_id != h.boot_id or seq_diff(message.next_seq, e) <= 0:
+            raise Failed(
+                "the device must not start a handshake by itself when the link is down "
+                f"(only a full queue sends HELLO, naming the new oldest event): {message}"
+            )
+        full = message
+    if full is None and not _occurrences(h, e, after=start + 1.5):
         raise Failed(f"the device stopped retransmitting event {e} while the link was down")
     hello = h.sync()
     message = _hello(hello)
-    if message.boot_id != h.boot_id or message.next_seq != e:
-        raise Failed(f"HELLO after SYNC must keep boot_id and announce {e}: {message}")
+    if message.boot_id != h.boot_id:
+        raise Failed(f"HELLO after SYNC must keep the boot_id {h.boot_id}: {message}")
+    if full is None and message.next_seq != e:
+        raise Failed(f"HELLO after SYNC must announce event {e}, the oldest unacked: {message}")
+    if full is not None and seq_diff(message.next_seq, full.next_seq) < 0:
+        raise Failed(f"HELLO after SYNC went back before the full queue's HELLO: {message}")
     if hello.frame.ack != last_command:
         raise Failed(f"HELLO's ack must be the last command delivered ({last_command}) (§3.3)")
-    h.welcome(hello, next_command=h.next_command, ack=e)
+    n = message.next_seq
+    sent = h.welcome(hello, next_command=h.next_command, ack=n)
     got = h.expect(
-        f"resend from {seq_add(e, 1)} at once after WELCOME(ack {e})",
-        lambda r: 0x10 <= r.type <= 0x3F,
+        f"resend from {seq_add(n, 1)} at once after WELCOME(ack {n})",
+        lambda r: r.sequenced,
         AT_ONCE,
+        since=sent,
     )
-    if got.frame.seq != seq_add(e, 1):
-        raise Failed(f"after WELCOME ack {e} the device resent {got.frame.seq}")
-    h.settle()
+    if got.frame.seq != seq_add(n, 1):
+        raise Failed(f"after WELCOME ack {n} the device resent {got.frame.seq}")
+    h.release()
+    h.answering = True
     h.request_state()
 
 
 def queue_full(h: ScriptedHost, board: Board) -> None:
     """§3.8: a full queue never makes a silent gap (hold, or drop oldest and say so in HELLO)."""
     h.handshake()
-    e = h.expected_event
+    h.hold()
+    held = time.monotonic()
+    lost_before = len(h.lost)
     wanted = 72
-    for _ in range(wanted):
-        seq, sent = h.command(c.RequestState())
-        h.expect_ack(seq, sent)
-    announced = 0
+    _ask(h, wanted, ANSWER)  # a full queue's HELLO may come meanwhile: the link answers it
+    h.release()
     deadline = time.monotonic() + 15.0
-    while len([r for r in h.events if seq_diff(r.frame.seq, e) >= 0]) + announced < wanted:
+    while True:
+        states = sum(r.type == c.State.TYPE and r.t > held for r in list(h.events))
+        announced = sum(loss.count for loss in h.lost[lost_before:])
+        if states + announced >= wanted:
+            return
         if time.monotonic() > deadline:
-            got = len([r for r in h.events if seq_diff(r.frame.seq, e) >= 0])
             raise Failed(
-                f"{wanted} events asked for, {got} delivered, {announced} announced lost: a "
-                f"silent gap at {h.expected_event}"
+                f"{wanted} STATEs asked for without acks, {states} delivered, {announced} "
+                f"events announced lost: a silent gap at {h.expected_event}"
             )
-        for r in h.collect(0.03):
-            if r.type == c.Hello.TYPE:
-                message = _hello(r)
-                if message.boot_id != h.boot_id:
-                    raise Failed("the device reset while its queue was full")
-                announced += max(0, seq_diff(message.next_seq, h.expected_event))
-                h.welcome(r, next_command=h.next_command, ack=seq_add(message.next_seq, -1))
-        h.ack_events()
+        h.collect(0.03)
 
 
 # --- §2, §3.6 errors ----------------------------------------------------------------
@@ -404,47 +515,48 @@ def malformed(h: ScriptedHost, board: Board) -> None:
         ("too long", b"\x01" * 70 + b"\x00"),
     ]
     for what, data in cases:
-        sent = h.wire.send_raw(data, note=what)
+        sent = h.send_raw(data, what)
         h.expect(f"NAK({n}) after a {what} frame (§3.6)", nak_for(n), AT_ONCE, since=sent)
-        h.quiet(0.06, f"a {what} frame was acted on", is_type(c.State))
-    v2 = Frame(c.RequestState.TYPE, n, h.acked, b"", version=2)
-    h.wire.send(v2)
+        _no_state(h, sent, 0.06, f"a {what} frame was acted on")
+    h.send_frame(Frame(c.RequestState.TYPE, n, h.acked, b"", version=2))
     h.quiet(
         0.1,
         "a version 2 frame was acted on or acknowledged (§3.6: drop it)",
         lambda r: r.type == c.State.TYPE or seq_diff(r.frame.ack, n) >= 0,
     )
-    ignored = [Frame(0x0F, seq_add(n, -1), h.acked), Frame(0x80, seq_add(n, -1), h.acked)]
-    for frame in ignored:
-        h.wire.send(frame)
-    h.quiet(0.1, "an unknown control type was not ignored", is_type(c.State))
+    sent = time.monotonic()
+    for frame in (Frame(0x0F, seq_add(n, -1), h.acked), Frame(0x80, seq_add(n, -1), h.acked)):
+        h.send_frame(frame)
+    _no_state(h, sent, 0.1, "an unknown control type was not ignored")
     h.request_state()
 
 
 def wrong_direction(h: ScriptedHost, board: Board) -> None:
     """§3.6: a control frame of the wrong length or direction is ignored whole, its ack too."""
     h.handshake()
-    e = h.expected_event
-    _events_from(h, e, 1)
-    t0 = _occurrences(h, e)[0].t
+    a = h.hold()
+    e = seq_add(a, 1)
+    _ask(h, 1)
+    first = h.first_sending(e)
+    start = _timer_start(h, first)
     hello = c.Hello(1, 1, 0, 0, 1, 0xDEAD, 1)
     h.send(hello, seq=0, ack=e)  # device → host type, echoed back
-    h.wire.send(Frame(c.Nak.TYPE, 0, e, b"\x05"))  # NAK with 1 byte
-    h.wire.send(Frame(c.Heartbeat.TYPE, 0, e, b"\x00\x00\x00"))  # HEARTBEAT with 3 bytes
-    h.wire.send(Frame(0x0F, 0, e, b""))  # unknown control type
+    h.send_frame(Frame(c.Nak.TYPE, 0, e, b"\x05"))  # NAK with 1 byte
+    h.send_frame(Frame(c.Heartbeat.TYPE, 0, e, b"\x00\x00\x00"))  # HEARTBEAT with 3 bytes
+    h.send_frame(Frame(0x0F, 0, e, b""))  # unknown control type
     resend = h.expect(
         f"resend of {e} at RTO: the ack {e} in ignored frames must not release it",
-        lambda r: r.frame.seq == e and r.t > t0,
+        lambda r: r.sequenced and r.frame.seq == e and r.t > first.t,
         0.1,
-        since=t0,
+        since=start,
     )
-    check_interval("RTO", resend.t - t0, 0.1)
-    h.settle()
+    check_interval("RTO", resend.t - start, 0.1)
+    h.release()
 
 
-def _refusal(h: ScriptedHost, seq: int, ftype: int, reason: int) -> None:
-    got = h.expect(
-        f"COMMAND_REFUSED for command {seq} (§6.14)", lambda r: r.type == COMMAND_REFUSED, ANSWER
+def _refusal(h: ScriptedHost, seq: int, ftype: int, reason: int, sent: float) -> None:
+    got = h.expect_event(
+        f"COMMAND_REFUSED for command {seq} (§6.14)", lambda r: r.type == COMMAND_REFUSED, sent
     )
     if len(got.frame.payload) != REFUSED.size:
         raise Failed(f"COMMAND_REFUSED payload is 4 bytes: {got.frame.payload.hex(' ')}")
@@ -466,13 +578,14 @@ def refused(h: ScriptedHost, board: Board) -> None:
     for ftype, payload, reason in cases:
         seq = h.next_command
         h.next_command = seq_add(seq, 1)
-        sent = h.wire.send(Frame(ftype, seq, h.acked, payload))
+        sent = h.send_frame(Frame(ftype, seq, h.acked, payload))
         h.expect_ack(seq, sent)  # sequenced: acknowledged like any command (§3.6)
-        _refusal(h, seq, ftype, reason)
-        h.ack_events()
+        _refusal(h, seq, ftype, reason, sent)
 
 
 def version(h: ScriptedHost, board: Board) -> None:
+    h.new_session()
+    h.answering = False
     h.sync()
     h.send(c.Welcome(1, c.HelloResult.VERSION_UNSUPPORTED, 1), seq=0, ack=0)
     h.quiet(
@@ -490,6 +603,7 @@ def reboot(h: ScriptedHost, board: Board) -> None:
         )
     h.handshake()
     old = h.boot_id
+    h.answering = False
     sent = time.monotonic()
     board.reboot()
     hello = h.expect(
@@ -503,10 +617,19 @@ def reboot(h: ScriptedHost, board: Board) -> None:
         raise Failed(f"after a reset HELLO has next_seq 1 and ack 0: {describe_frame(hello.frame)}")
     again = h.expect("the HELLO repeated 500 ms later", is_type(c.Hello), 0.5, since=hello.t)
     check_interval("HELLO repeat after reset", again.t - hello.t, 0.5)
+    if _hello(again).boot_id != message.boot_id:
+        raise Failed(f"the repeated HELLO changed the boot_id: {describe_frame(again.frame)}")
+    h.hold()
     h.welcome(again)
-    _, state = h.request_state()
-    if state.frame.seq != 1:
-        raise Failed(f"the first event after a reset is number 1: got {state.frame.seq}")
+    h.release()
+    h.answering = True
+    h.request_state()
+    first = h.since_hold()[0]
+    if first.frame.seq != _hello(again).next_seq:
+        raise Failed(
+            f"the first event after the reset is number {_hello(again).next_seq} (HELLO's "
+            f"next_seq): got {first.frame.seq}"
+        )
 
 
 CHECKS: tuple[Check, ...] = (
@@ -517,32 +640,30 @@ CHECKS: tuple[Check, ...] = (
         "§3.8",
         "a late WELCOME while up does not rewind commands",
         double_handshake,
-        "issue 11",
+        "§3.8",
     ),
     Check("commands", "§7", "every command acknowledged within 10 ms; STATE answers", commands),
     Check("duplicates", "§3.4", "a duplicate command is acked again, not run", duplicates),
     Check("gaps", "§3.4", "a gap is NAKed once per 50 ms and closed in order", gaps),
     Check("tail", "§3.2", "a heartbeat's seq reveals a lost last command", tail),
     Check("wrap", "§3.2", "command numbers wrap 65535 → 0", wrap),
-    Check("window", "§3.5", "at most 8 events outstanding", window),
+    Check("window", "§3.5", "at most 8 events outstanding; an ack opens the window", window),
     Check("retransmission", "§3.5", "RTO 100 ms doubling to 2 s, go-back-N", retransmission),
-    Check("nak", "§3.5", "every NAK resends at once; the timer restarts", nak, "issue 11"),
-    Check("heartbeat", "§3.7", "HEARTBEAT after 1 s idle with the right numbers", heartbeat),
+    Check("nak", "§3.5", "every NAK resends at once; the timer restarts", nak, "§3.5"),
+    Check("heartbeat", "§3.7", "HEARTBEAT after 1 s without sending, with the numbers", heartbeat),
     Check("link_down", "§3.7", "keeps queue and timer; SYNC resumes the same boot", link_down),
-    Check("queue_full", "§3.8", "a full queue never causes a silent gap", queue_full, "issue 11"),
+    Check("queue_full", "§3.8", "a full queue never causes a silent gap", queue_full, "§3.8"),
     Check("malformed", "§2.1, §3.6", "bad frames dropped and NAKed", malformed),
     Check(
         "wrong_direction",
         "§3.6",
         "wrong-length and wrong-direction control frames ignored",
         wrong_direction,
-        "issue 11",
+        "§3.3, §3.6",
     ),
-    Check("refused", "§3.6, §6.14", "a refused command is acked and reported", refused, "issue 11"),
+    Check("refused", "§3.6, §6.14", "a refused command is acked and reported", refused, "§3.6"),
     Check("reboot", "§3.2, §3.8", "a reset: new boot_id, numbering from 1", reboot),
     # last: a device that follows only the old rule stays silent after it until reset
-    Check(
-        "version", "§3.8", "WELCOME(result 1) silences the device until SYNC", version, "issue 11"
-    ),
+    Check("version", "§3.8", "WELCOME(result 1) silences the device until SYNC", version, "§3.8"),
 )
 BY_NAME: dict[str, Check] = {check.name: check for check in CHECKS}

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from firmware_bridge.conformance.checks import BY_NAME, CHECKS, Board, Check, Manual
-from firmware_bridge.conformance.host import Failed, ScriptedHost
+from firmware_bridge.conformance.host import AT_ONCE, Failed, ScriptedHost
 from firmware_bridge.conformance.wire import Exchange, Wire
 
 Status = Literal["pass", "fail", "manual"]
@@ -29,7 +29,7 @@ class Result:
     def line(self) -> str:
         head = f"{self.status:<6} {self.name:<16} {self.section:<12} {self.title}"
         if self.since:
-            head += f" [rule of {self.since}]"
+            head += f" [settled in {self.since}]"
         return head if self.status == "pass" else f"{head}\n       {self.detail}"
 
 
@@ -37,11 +37,12 @@ def format_exchange(x: Exchange, start: float) -> str:
     return f"{(x.t - start) * 1000:+9.1f} ms {x.direction} {x.raw.hex(' ')}  | {x.describe()}"
 
 
-def run_check(wire: Wire, check: Check, board: Board) -> Result:
-    """One check on a fresh scripted host; failures keep the frames exchanged."""
+def run_check(host: ScriptedHost, check: Check, board: Board) -> Result:
+    """One check on the suite's host (its link running); failures keep the frames exchanged."""
+    wire = host.wire
+    host.begin()
     begin = len(wire.transcript)
     start = time.monotonic()
-    host = ScriptedHost(wire)
     status: Status = "pass"
     detail = ""
     try:
@@ -73,11 +74,57 @@ def select(only: Sequence[str] = ()) -> list[Check]:
     return [check for check in CHECKS if not only or check.name in only]
 
 
-def run_suite(url: str, board: Board | None = None, only: Sequence[str] = ()) -> list[Result]:
-    """Every selected check against the device on `url` (raises PortError if it won't open)."""
+@dataclass(frozen=True, slots=True)
+class LinkFigures:
+    """How the suite's host kept the link: its ack and WELCOME delays (§3.3, §3.9: 10 ms)."""
+
+    acks: int
+    ack_max_ms: float
+    ack_p99_ms: float
+    acks_late: int  # later than the page's 10 ms
+    welcomes: int
+    welcome_max_ms: float
+
+    @classmethod
+    def of(cls, host: ScriptedHost) -> LinkFigures:
+        acks = sorted(host.ack_delays)
+        welcomes = host.welcome_delays
+        p99 = acks[min(len(acks) - 1, int(len(acks) * 0.99))] if acks else 0.0
+        return cls(
+            len(acks),
+            round(max(acks, default=0.0) * 1000, 2),
+            round(p99 * 1000, 2),
+            sum(d > AT_ONCE for d in acks),
+            len(welcomes),
+            round(max(welcomes, default=0.0) * 1000, 2),
+        )
+
+    def line(self) -> str:
+        return (
+            f"host: {self.acks} acks sent, slowest {self.ack_max_ms:.1f} ms, 99 % within "
+            f"{self.ack_p99_ms:.1f} ms, {self.acks_late} later than 10 ms; {self.welcomes} "
+            f"HELLOs answered, slowest {self.welcome_max_ms:.1f} ms"
+        )
+
+
+def run_suite(
+    url: str,
+    board: Board | None = None,
+    only: Sequence[str] = (),
+    figures: list[LinkFigures] | None = None,
+) -> list[Result]:
+    """Every selected check against the device on `url` (raises PortError if it won't open).
+
+    One host serves the whole run, its link acknowledging throughout (between checks
+    too); `figures`, if given, receives how promptly it did."""
     checks = select(only)
     wire = Wire(url)
+    host = ScriptedHost(wire)
+    host.start()
     try:
-        return [run_check(wire, check, board or Board()) for check in checks]
+        return [run_check(host, check, board or Board()) for check in checks]
     finally:
+        host.stop()
         wire.close()
+        if figures is not None:
+            figures.append(LinkFigures.of(host))

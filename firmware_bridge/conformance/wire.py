@@ -1,11 +1,13 @@
 """The scripted host's end of the cable: raw frames over pyserial, every one kept in a transcript.
 
-Synchronous on purpose: a conformance run is a script, one step after another, and
-pyserial's timeouts are all it needs (a pty path, /dev/ttyUSB0 or a socket:// URL).
+Two threads use it: the host's reader (`ScriptedHost`, always on: it reads, acknowledges
+and answers HELLO) and the check that sends its frames. Writes and the transcript are
+guarded by one lock, so every exchange is kept whole and in order.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass
 from typing import Literal
@@ -17,6 +19,7 @@ from firmware_bridge.protocol.errors import FrameError, PayloadError
 from firmware_bridge.protocol.frame import Frame, FrameDecoder, encode_frame, split_frames
 
 Direction = Literal["host→dev", "dev→host"]
+READ_TIMEOUT = 0.001  # one read waits at most this long for a first byte
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,19 +54,23 @@ class PortError(RuntimeError):
     """The port could not be opened (exit 2 in the command)."""
 
 
+Run = tuple[float, bytes, Frame | FrameError]
+
+
 class Wire:
     """Frames to and from the device; `transcript` holds every exchange in order."""
 
     def __init__(self, url: str, baudrate: int = 115200) -> None:
         try:
-            self._port = serial.serial_for_url(url, baudrate=baudrate, timeout=0.002)
+            self._port = serial.serial_for_url(url, baudrate=baudrate, timeout=READ_TIMEOUT)
         except (OSError, ValueError, serial.SerialException) as exc:
             raise PortError(f"port: cannot open {url!r}: {exc}") from None
         self.url = url
         self._decoder = FrameDecoder()
-        self._pending: list[tuple[float, bytes, Frame | FrameError]] = []
+        self._lock = threading.Lock()
         self.transcript: list[Exchange] = []
         self._rx_raw = bytearray()
+        self.last_tx = time.monotonic()
 
     def close(self) -> None:
         self._port.close()
@@ -74,49 +81,32 @@ class Wire:
 
     def send_raw(self, data: bytes, frame: Frame | None = None, note: str | None = None) -> float:
         """Write bytes as they are (malformed frames, bare delimiters)."""
-        self._port.write(data)
-        self._port.flush()
-        now = time.monotonic()
-        self.transcript.append(Exchange(now, "host→dev", data, frame, note))
+        with self._lock:
+            self._port.write(data)
+            self._port.flush()
+            now = time.monotonic()
+            self.transcript.append(Exchange(now, "host→dev", data, frame, note))
+            self.last_tx = now
         return now
 
-    def drain(self) -> None:
-        """Forget whatever the device sent so far (kept in the transcript)."""
-        self.poll(0.0)
-        self._pending.clear()
-
-    def poll(self, timeout: float) -> None:
-        """Read what arrives within `timeout` seconds (at least one read)."""
-        deadline = time.monotonic() + timeout
-        while True:
-            waiting = self._port.in_waiting
-            data = self._port.read(waiting or 1)
-            now = time.monotonic()
-            if data:
-                self._take(data, now)
-            if now >= deadline:
-                return
-
-    def next(self, deadline: float) -> tuple[float, Frame | FrameError] | None:
-        """The next decoded run from the device, or None at `deadline`."""
-        while not self._pending:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return None
-            self.poll(min(left, 0.002))
-        t, _, item = self._pending.pop(0)
-        return t, item
-
-    def _take(self, data: bytes, now: float) -> None:
-        for chunk in split_frames(data):
-            self._rx_raw += chunk
-            if not chunk.endswith(b"\x00"):
-                continue
-            raw = bytes(self._rx_raw)
-            self._rx_raw.clear()
-            for item in self._decoder.feed(raw):
-                if isinstance(item, FrameError):
-                    self.transcript.append(Exchange(now, "dev→host", raw, None, str(item)))
-                else:
-                    self.transcript.append(Exchange(now, "dev→host", raw, item))
-                self._pending.append((now, raw, item))
+    def read(self) -> list[Run]:
+        """What arrived since the last call, decoded (waits at most READ_TIMEOUT for a byte)."""
+        data = self._port.read(self._port.in_waiting or 1)
+        if not data:
+            return []
+        now = time.monotonic()
+        out: list[Run] = []
+        with self._lock:
+            for chunk in split_frames(data):
+                self._rx_raw += chunk
+                if not chunk.endswith(b"\x00"):
+                    continue
+                raw = bytes(self._rx_raw)
+                self._rx_raw.clear()
+                for item in self._decoder.feed(raw):
+                    if isinstance(item, FrameError):
+                        self.transcript.append(Exchange(now, "dev→host", raw, None, str(item)))
+                    else:
+                        self.transcript.append(Exchange(now, "dev→host", raw, item))
+                    out.append((now, raw, item))
+        return out
