@@ -82,9 +82,10 @@ class Wire:
     def send_raw(self, data: bytes, frame: Frame | None = None, note: str | None = None) -> float:
         """Write bytes as they are (malformed frames, bare delimiters)."""
         with self._lock:
-            self._port.write(data)
-            self._port.flush()
+            # stamped before the write: a quick answer, stamped by the reader thread when it
+            # arrives, can never seem older than what it answers
             now = time.monotonic()
+            self._port.write(data)  # written whole; no tcdrain: it would hold the lock
             self.transcript.append(Exchange(now, "host→dev", data, frame, note))
             self.last_tx = now
         return now

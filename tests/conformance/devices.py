@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import time
 from pathlib import Path
 
 from firmware_bridge.protocol import catalogue as c
@@ -86,12 +89,69 @@ def broken(name: str) -> type[PtyController]:
     return Broken
 
 
-def make(name: str | None, rto: float | None = None):  # type: ignore[no-untyped-def]
-    """A SimBoard factory: the reference board, or the broken one called `name`."""
+class Playing(PtyController):
+    """The reference board at a table in play: a TILE_DRAWN every 1/`rate` s for as long as
+    it runs (handshakes, held acks and resets included), into a queue of `queue_limit`
+    events (None: unbounded; 64 as a real board: full, it drops the oldest and HELLOs)."""
+
+    def __init__(
+        self, port: Path, boot_id: int, *, rate: float, queue_limit: int | None = None,
+        **kwargs: object,
+    ) -> None:  # fmt: skip
+        self.rate = rate
+        self.queue_limit = queue_limit
+        super().__init__(port, boot_id, **kwargs)  # type: ignore[arg-type]
+        self.emitted = 0
+        self._play: asyncio.Task[None] | None = None
+
+    def _session(self, boot_id: int) -> DeviceSession:
+        return DeviceSession(
+            boot_id, self.table_id, FIRMWARE, self.timing, time.monotonic(),
+            self.protocol_version, queue_limit=self.queue_limit,
+        )  # fmt: skip
+
+    async def start(self) -> None:
+        await super().start()
+        if self._play is None:
+            self._play = asyncio.create_task(self._playing())
+
+    async def stop(self) -> None:
+        if self._play is not None:
+            self._play.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._play
+            self._play = None
+        await super().stop()
+
+    async def _playing(self) -> None:
+        loop = asyncio.get_running_loop()
+        period = 1.0 / self.rate
+        due = loop.time()
+        while True:
+            due += period
+            await asyncio.sleep(max(0.0, due - loop.time()))
+            n = self.emitted
+            self.emit(c.TileDrawn(n % 4, n % 136, c.End.FRONT))
+            self.emitted += 1
+
+
+def make(  # type: ignore[no-untyped-def]
+    name: str | None,
+    rto: float | None = None,
+    *,
+    rate: float | None = None,
+    queue_limit: int | None = None,
+):
+    """A SimBoard factory: the reference board, the broken one called `name`, or (with
+    `rate`) the reference board at a table that keeps emitting events."""
 
     def factory(port: Path, timing: Timing) -> PtyController:
         if rto is not None:
             timing = Timing(rto_initial=rto)
+        if rate is not None:
+            return Playing(
+                port, 0x5100, rate=rate, queue_limit=queue_limit, timing=timing, tick=0.002
+            )
         cls = PtyController if name is None else broken(name)
         return cls(port, 0x5100, timing=timing, tick=0.002)
 
