@@ -35,6 +35,7 @@ EARLY_FRACTION, EARLY_SLACK = 0.10, 0.005
 AT_ONCE = 0.010  # "at once" and the ACK delay: 10 ms (§3.3)
 ANSWER = 1.0  # a STATE answers REQUEST_STATE within 1 s (§6.12)
 HEARTBEAT = 1.0  # §3.7: a side that sent nothing for 1 s sends HEARTBEAT
+HELLO_REPEAT = 0.5  # §3.8: HELLO every 500 ms until WELCOME; a full queue's at most as often
 NAK_INTERVAL = 0.05  # §3.4: one NAK per expected value per 50 ms
 SEQUENCED = range(0x10, 0x80)  # events and commands, known or not (§3.6)
 LINK_TYPES = (c.Ack.TYPE, c.Nak.TYPE, c.Heartbeat.TYPE)  # their ack counts (§3.3)
@@ -109,6 +110,7 @@ class ScriptedHost:
     seen: list[Received] = field(default_factory=list)  # every sequenced frame, resends too
     errors: list[str] = field(default_factory=list)  # runs that are not frames
     lost: list[Loss] = field(default_factory=list)  # announced by HELLO (§3.8)
+    hellos: list[Received] = field(default_factory=list)  # the HELLOs the link answered
     last_rx: float = 0.0
     last_ack_at: float = 0.0  # when the host last sent a frame whose ack released events
     held_from: int = 0  # `Received.n` of the first frame after the last `hold()`
@@ -223,6 +225,7 @@ class ScriptedHost:
         self.acked = seq_add(self.expected_event, -1)
         sent = self._send(c.Welcome(1, c.HelloResult.ACCEPTED, first), seq=0)
         self.welcome_delays.append(sent - got.t)
+        self.hellos.append(got)
         self.last_ack_at = sent
         for seq, message in self._outstanding.items():
             self.wire.send(to_frame(message, seq, self.acked))
@@ -418,13 +421,46 @@ class ScriptedHost:
                 raise Failed(f"expected {what} within {within * 1000:.0f} ms: nothing came")
 
     def expect_ack(self, seq: int, sent: float, within: float = AT_ONCE) -> Received:
-        """Any frame whose `ack` covers command `seq`, within the ACK delay (§3.3)."""
-        return self.expect(
-            f"ack of command {seq} (ACK or any frame with ack ≥ {seq})",
-            lambda r: r.type != c.Hello.TYPE and seq_diff(r.frame.ack, seq) >= 0,
-            within,
-            since=sent,
-        )
+        """Any frame whose `ack` covers command `seq`, within the ACK delay (§3.3).
+
+        A device whose queue filled meanwhile ended its session (§3.8): it delivers no
+        command until welcomed again, and its HELLO may wait out the 500 ms repeat. Then
+        the link's WELCOME and resend come first, and the ack is due at once after them."""
+
+        def covers(r: Received) -> bool:
+            return r.type != c.Hello.TYPE and seq_diff(r.frame.ack, seq) >= 0
+
+        what = f"ack of command {seq} (ACK or any frame with ack ≥ {seq})"
+        try:
+            return self.expect(what, covers, within, since=sent)
+        except Failed:
+            if not self.answering:
+                raise
+            hello = self._full_queue_hello(sent)
+            if hello is None:
+                raise
+        return self.expect(f"{what} after the full queue's HELLO", covers, AT_ONCE, since=hello.t)
+
+    def _full_queue_hello(self, since: float) -> Received | None:
+        """A HELLO of this session's boot after `since`, come or due within the HELLO repeat."""
+        boot = self.boot_id
+
+        def ours(r: Received) -> bool:
+            if r.type != c.Hello.TYPE or r.t < since:
+                return False
+            try:
+                message = from_frame(r.frame)
+            except PayloadError:
+                return False
+            return isinstance(message, c.Hello) and message.boot_id == boot
+
+        for got in list(self.hellos):
+            if ours(got):
+                return got
+        try:
+            return self.expect("HELLO", ours, HELLO_REPEAT, since=since)
+        except Failed:
+            return None
 
     def first_sending(self, seq: int) -> Received:
         """The first frame numbered `seq` since the last `hold()` (waiting for it if need be)."""

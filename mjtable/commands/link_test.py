@@ -18,6 +18,7 @@ from pathlib import Path
 from types import TracebackType
 
 from firmware_bridge.conformance import CHECKS, Board, PortError, Result, run_suite, select
+from firmware_bridge.conformance.suite import LinkFigures
 from firmware_bridge.protocol.arq import Timing
 from hil_tests.simulator.controller import PtyController
 
@@ -29,10 +30,23 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="check a table controller's link against docs/protocol.md",
         description=(
             "Drive the controller on --port through every rule of docs/protocol.md as a "
-            "scripted host and print one line per section: pass, fail with the frames that "
-            "show it, or manual (a reset this run cannot do). Exit 0 when nothing failed, 1 "
-            "when a check failed, 2 when the port cannot be opened. The commands check sends "
-            "START_SHUFFLE and RAISE_WALL: run it on a bench, not at a club. "
+            "scripted host and print one line per section: pass, fail with the rule and the "
+            "frames that show it, or manual (a reset this run cannot do); then how promptly "
+            "the host itself acknowledged. Exit 0 when nothing failed, 1 when a check failed, "
+            "2 when the port cannot be opened. "
+            "The host acknowledges every event as it arrives (within the page's 10 ms) and "
+            "answers every HELLO at once for the whole run, so the table may be quiet on a "
+            "bench or in play: its own events are taken in and acknowledged, and each check "
+            "judges only the frames of its rule. What the suite needs of the device: the port "
+            "to itself (no bridge on it); a STATE for every REQUEST_STATE (the checks ask for "
+            "events that way); for the reboot check a reset (--reboot-prompt, else manual). "
+            "Where a rule can only be seen on a quiet device the check says what a busy one "
+            "must do instead: a HEARTBEAT is due only after 1 s with nothing sent, so a "
+            "device that is never idle passes heartbeat by never falling silent for longer; "
+            "retransmission withholds acks for up to 5 s, and a queue that fills meanwhile "
+            "(HELLO, §3.8) ends the RTO ladder early, judged as far as it went. link_down "
+            "keeps the host silent for 4 s. The commands check sends START_SHUFFLE and "
+            "RAISE_WALL: run it on a bench, not at a table in play (--only the others there). "
             f"Sections: {names}."
         ),
     )
@@ -64,18 +78,21 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"mjtable link-test: {exc}", file=sys.stderr)
         return 2
+    figures: list[LinkFigures] = []
     try:
         if args.sim:
             directory = Path(tempfile.mkdtemp(prefix="mjtable-link-test-"))
             with SimBoard(directory, _default_controller) as sim:
-                results = run_suite(str(sim.port), sim.board(), only)
+                results = run_suite(str(sim.port), sim.board(), only, figures)
         else:
             board = Board(_prompt_reset, 30.0) if args.reboot_prompt else Board()
-            results = run_suite(args.port, board, only)
+            results = run_suite(args.port, board, only, figures)
     except PortError as exc:
         print(f"mjtable link-test: {exc}", file=sys.stderr)
         return 2
     print_results(results, as_json=args.json)
+    if figures and not args.json:
+        print(figures[0].line())
     return 1 if any(r.status == "fail" for r in results) else 0
 
 

@@ -96,16 +96,17 @@ class Playing(PtyController):
 
     def __init__(
         self, port: Path, boot_id: int, *, rate: float, queue_limit: int | None = None,
-        **kwargs: object,
+        session_class: type[DeviceSession] = DeviceSession, **kwargs: object,
     ) -> None:  # fmt: skip
         self.rate = rate
         self.queue_limit = queue_limit
+        self.session_class = session_class
         super().__init__(port, boot_id, **kwargs)  # type: ignore[arg-type]
         self.emitted = 0
         self._play: asyncio.Task[None] | None = None
 
     def _session(self, boot_id: int) -> DeviceSession:
-        return DeviceSession(
+        return self.session_class(
             boot_id, self.table_id, FIRMWARE, self.timing, time.monotonic(),
             self.protocol_version, queue_limit=self.queue_limit,
         )  # fmt: skip
@@ -142,16 +143,18 @@ def make(  # type: ignore[no-untyped-def]
     rate: float | None = None,
     queue_limit: int | None = None,
 ):
-    """A SimBoard factory: the reference board, the broken one called `name`, or (with
-    `rate`) the reference board at a table that keeps emitting events."""
+    """A SimBoard factory: the reference board or the broken one called `name`; with
+    `rate`, that board at a table that keeps emitting events."""
 
     def factory(port: Path, timing: Timing) -> PtyController:
         if rto is not None:
             timing = Timing(rto_initial=rto)
         if rate is not None:
+            session_class = DeviceSession if name is None else SESSIONS[name]
             return Playing(
-                port, 0x5100, rate=rate, queue_limit=queue_limit, timing=timing, tick=0.002
-            )
+                port, 0x5100, rate=rate, queue_limit=queue_limit,
+                session_class=session_class, timing=timing, tick=0.002,
+            )  # fmt: skip
         cls = PtyController if name is None else broken(name)
         return cls(port, 0x5100, timing=timing, tick=0.002)
 

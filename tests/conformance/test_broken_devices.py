@@ -1,4 +1,6 @@
-"""A device that breaks one rule fails exactly the check for that rule, with the frames."""
+"""A device that breaks one rule fails exactly the check for that rule, with the frames:
+on a bench (quiet) and at a table in play (100 events/s), where the checks must still see
+the broken rule through the table's own events."""
 
 from __future__ import annotations
 
@@ -23,8 +25,11 @@ from .devices import make
         ("bad_crc", "commands", "ack of command"),  # its STATE carries the ack, CRC bad
     ],
 )
-def test_broken_device_fails_its_check(tmp_path: Path, device: str, check: str, says: str) -> None:
-    with SimBoard(tmp_path, make(device)) as sim:
+@pytest.mark.parametrize("rate", [None, 100.0], ids=["quiet", "playing"])
+def test_broken_device_fails_its_check(
+    tmp_path: Path, device: str, check: str, says: str, rate: float | None
+) -> None:
+    with SimBoard(tmp_path, make(device, rate=rate)) as sim:
         [result] = run_suite(str(sim.port), sim.board(), [check])
     assert result.status == "fail"
     assert says in result.detail

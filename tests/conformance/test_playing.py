@@ -17,15 +17,25 @@ from mjtable.commands.link_test import SimBoard
 
 from .devices import Playing, make
 
-RATES = [2.0, 100.0]
+# events per second, and the device's queue: unbounded (the simulator's), or 64 events as a
+# real board's, which at 100/s fills whenever acks are withheld for 0.6 s and then drops its
+# oldest events and sends HELLO (§3.8) in the middle of a check
+TABLES = [(2.0, None), (100.0, None), (100.0, 64)]
 
 
-@pytest.fixture(scope="module", params=RATES, ids=lambda r: f"{r:g}_per_s")
+def _name(table: tuple[float, int | None]) -> str:
+    rate, queue = table
+    return f"{rate:g}_per_s" + ("" if queue is None else f"_queue_{queue}")
+
+
+@pytest.fixture(scope="module", params=TABLES, ids=_name)
 def played(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> tuple[dict[str, Result], LinkFigures, int]:
+    rate, queue = request.param
     figures: list[LinkFigures] = []
-    with SimBoard(tmp_path_factory.mktemp("playing"), make(None, rate=request.param)) as sim:
+    board = make(None, rate=rate, queue_limit=queue)
+    with SimBoard(tmp_path_factory.mktemp("playing"), board) as sim:
         results = run_suite(str(sim.port), sim.board(), figures=figures)
         assert isinstance(sim.controller, Playing)
         emitted = sim.controller.emitted
