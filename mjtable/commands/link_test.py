@@ -18,6 +18,7 @@ from pathlib import Path
 from types import TracebackType
 
 from firmware_bridge.conformance import CHECKS, Board, PortError, Result, run_suite, select
+from firmware_bridge.conformance.checks import BY_NAME
 from firmware_bridge.conformance.suite import LinkFigures
 from firmware_bridge.protocol.arq import Timing
 from hil_tests.simulator.controller import PtyController
@@ -46,7 +47,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             "retransmission withholds acks for up to 5 s, and a queue that fills meanwhile "
             "(HELLO, §3.8) ends the RTO ladder early, judged as far as it went. link_down "
             "keeps the host silent for 4 s. The commands check sends START_SHUFFLE and "
-            "RAISE_WALL: run it on a bench, not at a table in play (--only the others there). "
+            "RAISE_WALL: run it on a bench, not at a table in play (--skip commands there). "
             f"Sections: {names}."
         ),
     )
@@ -62,6 +63,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         default=[],
         help="run only this section (repeat or comma-separate for several)",
     )
+    p.add_argument(
+        "--skip",
+        metavar="SECTION",
+        action="append",
+        default=[],
+        help="leave this section out (repeat or comma-separate; at a table in play: commands)",
+    )
     p.add_argument("--json", action="store_true", help="print the results as one JSON list")
     p.add_argument(
         "--reboot-prompt",
@@ -72,12 +80,20 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    only = [name.strip() for arg in args.only for name in arg.split(",") if name.strip()]
+    only = _names(args.only)
+    skip = _names(args.skip)
     try:
         select(only)
+        select(skip)
     except ValueError as exc:
-        print(f"mjtable link-test: {exc}", file=sys.stderr)
+        flag = "--only" if any(name not in BY_NAME for name in only) else "--skip"
+        print(f"mjtable link-test: {str(exc).replace('--only', flag)}", file=sys.stderr)
         return 2
+    if skip:
+        only = [check.name for check in select(only) if check.name not in skip]
+        if not only:
+            print("mjtable link-test: --skip leaves no section to run", file=sys.stderr)
+            return 2
     figures: list[LinkFigures] = []
     try:
         if args.sim:
@@ -94,6 +110,10 @@ def run(args: argparse.Namespace) -> int:
     if figures and not args.json:
         print(figures[0].line())
     return 1 if any(r.status == "fail" for r in results) else 0
+
+
+def _names(args: list[str]) -> list[str]:
+    return [name.strip() for arg in args for name in arg.split(",") if name.strip()]
 
 
 def print_results(results: list[Result], *, as_json: bool) -> None:
