@@ -66,7 +66,30 @@ class BadCrc(DeviceSession):
             self._out[start:] = frame
 
 
+class NeverBeats(DeviceSession):
+    """Sends no HEARTBEAT, however long it has nothing to send."""
+
+    def _beats(self) -> bool:
+        return False
+
+
+class NoTimeout(DeviceSession):
+    """Never resends on its timer (NAKs and WELCOMEs still get their resends)."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.sender = _TimelessSender(1, self.timing)
+
+
+class _TimelessSender(Sender):
+    def poll(self, now: float) -> list[tuple[int, Message]]:
+        self.timer = now  # the RTO never runs out
+        return super().poll(now)
+
+
 SESSIONS: dict[str, type[DeviceSession]] = {
+    "never_beats": NeverBeats,
+    "no_timeout": NoTimeout,
     "never_naks": NeverNaks,
     "runs_duplicates": RunsDuplicates,
     "miscounts_acks": MiscountsAcks,

@@ -23,6 +23,7 @@ from .devices import make
         ("runs_duplicates", "duplicates", "was acted on"),
         ("miscounts_acks", "link_down", "event"),
         ("bad_crc", "commands", "ack of command"),  # its STATE carries the ack, CRC bad
+        ("no_timeout", "retransmission", "resent 0 times"),
     ],
 )
 @pytest.mark.parametrize("rate", [None, 100.0], ids=["quiet", "playing"])
@@ -35,6 +36,14 @@ def test_broken_device_fails_its_check(
     assert says in result.detail
     assert any("dev→host" in line for line in result.frames)
     assert any("host→dev" in line for line in result.frames)
+
+
+def test_a_quiet_board_without_heartbeats_fails_heartbeat(tmp_path: Path) -> None:
+    """A busy board is never idle for 1 s and owes no HEARTBEAT; a quiet one does."""
+    with SimBoard(tmp_path, make("never_beats")) as sim:
+        [result] = run_suite(str(sim.port), sim.board(), ["heartbeat"])
+    assert result.status == "fail"
+    assert "sent nothing for" in result.detail and "HEARTBEAT" in result.detail
 
 
 def test_bad_crc_shows_the_refused_frames(tmp_path: Path) -> None:
