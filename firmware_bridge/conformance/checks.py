@@ -329,6 +329,10 @@ def retransmission(h: ScriptedHost, board: Board) -> None:
             f"ack; RTO 100 ms doubling to 2 s makes it {due}"
         )
     if cut is not None:
+        h.note(
+            f"the device's queue filled {(end - start) * 1000:.0f} ms into the RTO ladder "
+            f"(HELLO, §3.8): {len(resends)} resends judged"
+        )
         h.release()
         return
     sent = h.ack_events(e)
@@ -392,6 +396,7 @@ def heartbeat(h: ScriptedHost, board: Board) -> None:
     seq, _ = h.request_state()
     h.collect(0.02)
     previous = h.last_rx
+    beats = 0
     for got in h.collect(OBSERVE):
         gap = got.t - previous
         if gap < 0:
@@ -402,6 +407,7 @@ def heartbeat(h: ScriptedHost, board: Board) -> None:
                 f"1 s without sending (accepted up to {late_limit(HEARTBEAT) * 1000:.0f} ms)"
             )
         if got.type == c.Heartbeat.TYPE:
+            beats += 1
             if gap < early_limit(HEARTBEAT):
                 raise Failed(
                     f"HEARTBEAT {gap * 1000:.0f} ms after the device's previous frame: it is "
@@ -418,6 +424,8 @@ def heartbeat(h: ScriptedHost, board: Board) -> None:
     gap = time.monotonic() - previous
     if gap > late_limit(HEARTBEAT):
         raise Failed(f"the device sent nothing for {gap * 1000:.0f} ms: no HEARTBEAT after 1 s")
+    if not beats:
+        h.note("the device was never idle for 1 s: no HEARTBEAT was due, liveness judged")
 
 
 def _last_event_before(h: ScriptedHost, t: float) -> int:

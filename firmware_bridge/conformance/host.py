@@ -111,6 +111,7 @@ class ScriptedHost:
     errors: list[str] = field(default_factory=list)  # runs that are not frames
     lost: list[Loss] = field(default_factory=list)  # announced by HELLO (§3.8)
     hellos: list[Received] = field(default_factory=list)  # the HELLOs the link answered
+    notes: list[str] = field(default_factory=list)  # the check's remarks on a pass
     last_rx: float = 0.0
     last_ack_at: float = 0.0  # when the host last sent a frame whose ack released events
     held_from: int = 0  # `Received.n` of the first frame after the last `hold()`
@@ -247,6 +248,7 @@ class ScriptedHost:
         with self._lock:
             self.acking, self.answering, self.silent = True, True, False
             self.errors.clear()
+            self.notes.clear()
             self.drain()
             self._ack_now()
 
@@ -274,6 +276,10 @@ class ScriptedHost:
             self.acked = seq_add(self.expected_event, -1)
             self._send(c.Ack())
             self.last_ack_at = self.wire.last_tx
+
+    def note(self, text: str) -> None:
+        """A remark printed with a pass: what the check could not see on this device."""
+        self.notes.append(text)
 
     def new_session(self, next_command: int = 1) -> None:
         """Forget the session: the next HELLO starts one with commands from `next_command`."""

@@ -30,7 +30,7 @@ class Result:
         head = f"{self.status:<6} {self.name:<16} {self.section:<12} {self.title}"
         if self.since:
             head += f" [settled in {self.since}]"
-        return head if self.status == "pass" else f"{head}\n       {self.detail}"
+        return f"{head}\n       {self.detail}" if self.detail else head
 
 
 def format_exchange(x: Exchange, start: float) -> str:
@@ -53,6 +53,8 @@ def run_check(host: ScriptedHost, check: Check, board: Board) -> Result:
         status, detail = "manual", str(exc)
     except Exception as exc:  # a device that breaks the script is a failure, not a crash
         status, detail = "fail", f"{type(exc).__name__}: {exc}"
+    else:
+        detail = "; ".join(host.notes)  # what a pass could not see (a busy device)
     frames: list[str] = []
     if status == "fail":
         exchanged = wire.transcript[begin:]

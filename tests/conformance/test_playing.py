@@ -59,3 +59,15 @@ def test_the_host_acknowledged_within_the_pages_limits(
     assert figures.acks > emitted / 4
     assert figures.ack_p99_ms <= 10.0, figures.line()
     assert figures.welcome_max_ms <= 10.0 + 30.0, figures.line()
+
+
+def test_the_rto_ladder_is_judged_whole_when_the_queue_holds(
+    played: tuple[dict[str, Result], LinkFigures, int], request: pytest.FixtureRequest
+) -> None:
+    """Unbounded, the queue never fills: all six resends were judged, not a note of a cut."""
+    results, _, _ = played
+    detail = results["retransmission"].detail
+    if "queue_64" in request.node.callspec.id:
+        assert detail == "" or "queue filled" in detail
+    else:
+        assert detail == ""

@@ -36,3 +36,8 @@ def test_unknown_section_is_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
 
     assert main(["link-test", "--sim", "--only", "nonsense"]) == 2
     assert "unknown section 'nonsense'" in capsys.readouterr().err
+
+
+def test_a_quiet_device_has_its_heartbeats_judged(results: dict[str, Result]) -> None:
+    """Idle, the simulator owes HEARTBEATs: the check saw and judged them (no busy note)."""
+    assert results["heartbeat"].detail == ""
