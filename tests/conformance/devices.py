@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import threading
 import time
 from pathlib import Path
 
@@ -12,7 +13,8 @@ from firmware_bridge.protocol.arq import Receiver, Sender, Timing, Verdict
 from firmware_bridge.protocol.catalogue import Message
 from firmware_bridge.protocol.device_session import DeviceSession
 from firmware_bridge.protocol.frame import SEQ_MOD
-from hil_tests.simulator.controller import FIRMWARE, PtyController
+from hil_tests.simulator.controller import FIRMWARE, Controller, PtyController
+from hil_tests.simulator.transports import TcpTransport
 
 
 class NeverNaks(DeviceSession):
@@ -148,15 +150,52 @@ class Playing(PtyController):
         await super().stop()
 
     async def _playing(self) -> None:
-        loop = asyncio.get_running_loop()
-        period = 1.0 / self.rate
-        due = loop.time()
-        while True:
-            due += period
-            await asyncio.sleep(max(0.0, due - loop.time()))
-            n = self.emitted
-            self.emit(c.TileDrawn(n % 4, n % 136, c.End.FRONT))
-            self.emitted += 1
+        await play(self, self.rate)
+
+
+async def play(controller: Controller, rate: float) -> None:
+    """A TILE_DRAWN every 1/`rate` s into `controller`, for ever (cancel to stop)."""
+    loop = asyncio.get_running_loop()
+    period = 1.0 / rate
+    due = loop.time()
+    n = 0
+    while True:
+        due += period
+        await asyncio.sleep(max(0.0, due - loop.time()))
+        controller.emit(c.TileDrawn(n % 4, n % 136, c.End.FRONT))
+        n += 1
+        if isinstance(controller, Playing):
+            controller.emitted = n
+
+
+class TcpPlaying:
+    """The reference board at a table in play behind `socket://` (as `mjtable sim --tcp`),
+    run by its own event loop in a thread."""
+
+    def __init__(self, rate: float) -> None:
+        self.controller = Controller(TcpTransport("127.0.0.1", 0), boot_id=0x5300, tick=0.002)
+        self.rate = rate
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
+        self._play: asyncio.Future[None] | None = None
+
+    @property
+    def url(self) -> str:
+        return self.controller.transport.url
+
+    def __enter__(self) -> TcpPlaying:
+        self._thread.start()
+        asyncio.run_coroutine_threadsafe(self.controller.start(), self._loop).result(5)
+        self._play = asyncio.run_coroutine_threadsafe(play(self.controller, self.rate), self._loop)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._play is not None:
+            self._play.cancel()
+        asyncio.run_coroutine_threadsafe(self.controller.stop(), self._loop).result(5)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(5)
+        self._loop.close()
 
 
 def make(  # type: ignore[no-untyped-def]

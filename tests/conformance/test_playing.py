@@ -15,7 +15,7 @@ from firmware_bridge.conformance import CHECKS, Result, run_suite
 from firmware_bridge.conformance.suite import LinkFigures
 from mjtable.commands.link_test import SimBoard
 
-from .devices import Playing, make
+from .devices import Playing, TcpPlaying, make
 
 # events per second, and the device's queue: unbounded (the simulator's), or 64 events as a
 # real board's, which at 100/s fills whenever acks are withheld for 0.6 s and then drops its
@@ -71,3 +71,19 @@ def test_the_rto_ladder_is_judged_whole_when_the_queue_holds(
         assert detail == "" or "queue filled" in detail
     else:
         assert detail == ""
+
+
+AT_ONCE_CHECKS = ["handshake", "duplicates", "gaps", "tail", "window", "nak", "malformed"]
+
+
+def test_behind_a_socket_port_while_the_table_plays() -> None:
+    """socket:// as for `mjtable sim --tcp`: the "at once" rules hold over TCP too. (Against
+    a separate `mjtable sim --tcp` process, Nagle's algorithm held the host's frames back
+    up to 40 ms behind its many ACKs until the port got TCP_NODELAY; in one process the
+    peer acks too soon for that to show, so this test covers the path, not that delay.)"""
+    figures: list[LinkFigures] = []
+    with TcpPlaying(100.0) as board:
+        results = run_suite(board.url, only=AT_ONCE_CHECKS, figures=figures)
+    failed = [f"{r.name}: {r.detail}" for r in results if r.status != "pass"]
+    assert failed == []
+    assert figures[0].ack_p99_ms <= 10.0, figures[0].line()
