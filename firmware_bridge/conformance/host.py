@@ -442,13 +442,14 @@ class ScriptedHost:
         except Failed:
             if not self.answering:
                 raise
-            hello = self._full_queue_hello(sent)
+            hello = self.hello_since(sent)
             if hello is None:
                 raise
         return self.expect(f"{what} after the full queue's HELLO", covers, AT_ONCE, since=hello.t)
 
-    def _full_queue_hello(self, since: float) -> Received | None:
-        """A HELLO of this session's boot after `since`, come or due within the HELLO repeat."""
+    def hello_since(self, since: float) -> Received | None:
+        """A HELLO of this session's boot after `since`, come or due within the HELLO repeat
+        (a full queue's, §3.8), or None."""
         boot = self.boot_id
 
         def ours(r: Received) -> bool:

@@ -9,6 +9,8 @@ whether the table is quiet or playing.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from firmware_bridge.conformance import CHECKS, Result, run_suite
@@ -17,24 +19,20 @@ from mjtable.commands.link_test import SimBoard
 
 from .devices import Playing, TcpPlaying, make
 
-# events per second, and the device's queue: unbounded (the simulator's), or 64 events as a
-# real board's, which at 100/s fills whenever acks are withheld for 0.6 s and then drops its
-# oldest events and sends HELLO (§3.8) in the middle of a check
-TABLES = [(2.0, None), (100.0, None), (100.0, 64)]
+# events per second; the device's queue is the simulator's (unbounded)
+TABLES = [2.0, 100.0]
 
 
-def _name(table: tuple[float, int | None]) -> str:
-    rate, queue = table
-    return f"{rate:g}_per_s" + ("" if queue is None else f"_queue_{queue}")
+def _name(rate: float) -> str:
+    return f"{rate:g}_per_s"
 
 
 @pytest.fixture(scope="module", params=TABLES, ids=_name)
 def played(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> tuple[dict[str, Result], LinkFigures, int]:
-    rate, queue = request.param
     figures: list[LinkFigures] = []
-    board = make(None, rate=rate, queue_limit=queue)
+    board = make(None, rate=request.param)
     with SimBoard(tmp_path_factory.mktemp("playing"), board) as sim:
         results = run_suite(str(sim.port), sim.board(), figures=figures)
         assert isinstance(sim.controller, Playing)
@@ -56,21 +54,33 @@ def test_the_host_acknowledged_within_the_pages_limits(
 ) -> None:
     _, figures, emitted = played
     assert emitted > 30  # the table really played through the run
-    assert figures.acks > emitted / 4
+    assert figures.acks >= 20
     assert figures.ack_p99_ms <= 10.0, figures.line()
     assert figures.welcome_max_ms <= 10.0 + 30.0, figures.line()
 
 
 def test_the_rto_ladder_is_judged_whole_when_the_queue_holds(
-    played: tuple[dict[str, Result], LinkFigures, int], request: pytest.FixtureRequest
+    played: tuple[dict[str, Result], LinkFigures, int],
 ) -> None:
     """Unbounded, the queue never fills: all six resends were judged, not a note of a cut."""
     results, _, _ = played
-    detail = results["retransmission"].detail
-    if "queue_64" in request.node.callspec.id:
-        assert detail == "" or "queue filled" in detail
-    else:
-        assert detail == ""
+    assert results["retransmission"].detail == ""
+
+
+def test_a_real_boards_queue_filling_mid_check(tmp_path: Path) -> None:
+    """A 64-event queue as a real board's, at 100 events/s: withheld acks fill it in 0.6 s,
+    and the device drops its oldest events and sends HELLO (§3.8) mid-check. The link
+    answers at once; retransmission judges the ladder as far as it went, and queue_full
+    sees every loss announced."""
+    figures: list[LinkFigures] = []
+    with SimBoard(tmp_path, make(None, rate=100.0, queue_limit=64)) as sim:
+        results = run_suite(
+            str(sim.port), sim.board(), ["retransmission", "queue_full"], figures=figures
+        )
+    failed = [f"{r.name}: {r.detail}" for r in results if r.status != "pass"]
+    assert failed == []
+    assert "queue filled" in results[0].detail
+    assert figures[0].welcomes >= 2, figures[0].line()
 
 
 AT_ONCE_CHECKS = ["handshake", "duplicates", "gaps", "tail", "window", "nak", "malformed"]
