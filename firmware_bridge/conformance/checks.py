@@ -537,8 +537,9 @@ def malformed(h: ScriptedHost, board: Board) -> None:
     ]
     for what, data in cases:
         sent = h.send_raw(data, what)
-        h.expect(f"NAK({n}) after a {what} frame (§3.6)", nak_for(n), AT_ONCE, since=sent)
-        _no_state(h, sent, 0.06, f"a {what} frame was acted on")
+        got = h.expect(f"NAK({n}) after a {what} frame (§3.6)", nak_for(n), AT_ONCE, since=sent)
+        # the next case after the device's NAK rate limit (§3.4: one per 50 ms) is over
+        _no_state(h, sent, got.t + 0.06 - sent, f"a {what} frame was acted on")
     h.send_frame(Frame(c.RequestState.TYPE, n, h.acked, b"", version=2))
     h.quiet(
         0.1,
