@@ -11,7 +11,7 @@ from firmware_bridge.protocol.catalogue import RefusalReason, to_frame
 from firmware_bridge.protocol.device_session import DeviceSession
 from firmware_bridge.protocol.frame import Frame, FrameDecoder, encode_frame
 
-from .wirekit import DEVICE, HOST, Pair, Seen, gaps_ms
+from .wirekit import DEVICE, HOST, Pair, gaps_ms
 
 
 def frames(data: bytes) -> list[Frame]:
@@ -29,10 +29,6 @@ def sync() -> bytes:
 
 def held(device: DeviceSession) -> int:
     return len(device.sender.outstanding) + len(device.sender.waiting)
-
-
-def is_event(s: Seen) -> bool:
-    return s.way == DEVICE and 0x10 <= s.type <= 0x3F
 
 
 def up_device(queue_limit: int | None = None) -> DeviceSession:
@@ -109,11 +105,7 @@ def test_a_full_queue_ends_the_session_even_while_the_link_is_down() -> None:
 
 def test_a_refusal_while_welcomed_ends_the_session_and_releases_nothing() -> None:
     p = Pair()
-    p.handshake()
-    p.drop = is_event
-    p.device.emit(c.TilesLeft(5))
-    p.run(0.005)
-    assert [s for s, _ in p.device.sender.outstanding] == [1]
+    p.hold_one_event(c.TilesLeft(5))
     p.inject(welcome(result=1, ack=1), HOST)
     assert p.device.rejected and not p.device.welcomed
     assert [s for s, _ in p.device.sender.outstanding] == [1]  # its ack was not applied
@@ -186,10 +178,7 @@ def test_a_host_that_never_stores_draws_one_hello_per_500_ms() -> None:
 
 def test_an_echoed_event_releases_nothing_on_the_device() -> None:
     p = Pair()
-    p.handshake()
-    p.drop = is_event
-    p.device.emit(c.TilesLeft(5))
-    p.run(0.005)
+    p.hold_one_event(c.TilesLeft(5))
     [sent] = p.events_sent()
     echo = Frame(sent.frame.type, sent.frame.seq, 1, sent.frame.payload)  # ack 1 = its own seq
     p.inject(encode_frame(echo), HOST)

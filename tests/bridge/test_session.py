@@ -8,11 +8,7 @@ from firmware_bridge.protocol.catalogue import Message, RefusalReason, to_frame
 from firmware_bridge.protocol.device_session import DeviceSession
 from firmware_bridge.protocol.frame import Frame, encode_frame
 
-from .wirekit import DEVICE, HOST, Pair, Seen
-
-
-def is_event(s: Seen) -> bool:
-    return s.way == DEVICE and 0x10 <= s.type <= 0x3F
+from .wirekit import DEVICE, HOST, Pair, is_event
 
 
 def test_a_welcome_while_welcomed_applies_only_its_ack() -> None:
@@ -33,11 +29,7 @@ def test_a_welcome_while_welcomed_applies_only_its_ack() -> None:
 
 def test_control_frames_of_wrong_length_or_direction_release_nothing() -> None:
     p = Pair()
-    p.handshake()
-    p.drop = is_event
-    p.device.emit(c.TilesLeft(70))
-    p.run(0.005)
-    assert [s for s, _ in p.device.sender.outstanding] == [1]
+    p.hold_one_event(c.TilesLeft(70))
     for frame in (
         to_frame(c.Hello(1, 1, 0, 0, 1, 0xDEAD, 1), 0, 1),  # device → host type, echoed
         Frame(c.Nak.TYPE, 0, 1, b"\x05"),  # NAK of 1 byte

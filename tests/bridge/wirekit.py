@@ -176,6 +176,19 @@ class Pair:
         self.run_until(lambda: self.host.up and self.device.welcomed, 2.0)
         self.run(0.02)  # the TIME_SYNC after WELCOME delivered and acknowledged
 
+    def hold_one_event(self, message: Message) -> None:
+        """Up, then `message` sent as event 1 and lost on the wire: outstanding, unacked."""
+        self.handshake()
+        self.drop = is_event
+        self.device.emit(message)
+        self.run(0.005)
+        assert [s for s, _ in self.device.sender.outstanding] == [1]
+
+
+def is_event(s: Seen) -> bool:
+    """An event frame on its way from the device."""
+    return s.way == DEVICE and 0x10 <= s.type <= 0x3F
+
 
 def times(seen: list[Seen]) -> list[float]:
     return [s.t for s in seen]
