@@ -187,11 +187,7 @@ def test_an_echoed_event_releases_nothing_on_the_device() -> None:
 
 def test_an_echoed_command_releases_nothing_on_the_host() -> None:
     p = Pair()
-    p.handshake()
-    p.drop = lambda s: s.way == HOST and s.type == c.StartShuffle.TYPE
-    p.host.send(c.StartShuffle(), p.now, tag="s")
-    p.run(0.005)
-    [sent] = [s for s in p.commands_sent() if s.type == c.StartShuffle.TYPE]
+    sent = p.hold_one_command(c.StartShuffle(), "s")
     echo = Frame(sent.frame.type, sent.frame.seq, sent.frame.seq, sent.frame.payload)
     p.inject(encode_frame(echo), DEVICE)
     assert [s for s, _ in p.host.sender.outstanding] == [sent.frame.seq] and not p.outcomes

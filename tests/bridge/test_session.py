@@ -84,11 +84,7 @@ def test_a_full_device_queue_drops_the_oldest_and_announces_it() -> None:
 
 def test_commands_keep_their_numbers_across_a_same_boot_handshake() -> None:
     p = Pair()
-    p.handshake()
-    p.drop = lambda s: s.way == HOST and s.type == c.StartShuffle.TYPE
-    p.host.send(c.StartShuffle(), p.now, tag="t1")
-    p.run(0.01)
-    seq = p.commands_sent()[-1].frame.seq
+    seq = p.hold_one_command(c.StartShuffle(), "t1").frame.seq
     p.host.resync(p.now)  # a re-handshake while START_SHUFFLE is outstanding
     p.drop = lambda s: False
     p.run(0.02)

@@ -184,6 +184,16 @@ class Pair:
         self.run(0.005)
         assert [s for s, _ in self.device.sender.outstanding] == [1]
 
+    def hold_one_command(self, message: Message, tag: Tag) -> Seen:
+        """Up, then `message` sent and lost on the wire (every sending of its type): the
+        frame that went out, outstanding on the host."""
+        self.handshake()
+        self.drop = lambda s: s.way == HOST and s.type == message.TYPE
+        self.host.send(message, self.now, tag=tag)
+        self.run(0.005)
+        [sent] = [s for s in self.commands_sent() if s.type == message.TYPE]
+        return sent
+
 
 def is_event(s: Seen) -> bool:
     """An event frame on its way from the device."""
