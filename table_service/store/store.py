@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, TypeVar
 
 from alembic import command
 from alembic.config import Config
@@ -293,9 +293,12 @@ class Store:
             found = session.get(SessionModel, session_id)
             return None if found is None else _session_row(found)
 
-    def sessions(self, table: str | None = None) -> list[SessionRow]:
-        """Every session (of one table, if named), oldest first."""
-        query = select(SessionModel).order_by(SessionModel.id)
+    def sessions(
+        self, table: str | None = None, limit: int | None = None, before: int | None = None
+    ) -> list[SessionRow]:
+        """Every session (of one table, if named), oldest first; with a `limit`, a page of
+        the newest below the id `before`, newest first."""
+        query = _page(select(SessionModel), SessionModel.id, limit, before)
         if table is not None:
             query = query.where(SessionModel.table == table)
         with self._read() as session:
@@ -363,9 +366,15 @@ class Store:
     # --- the referee's side ---------------------------------------------------------
 
     def violations(
-        self, table: str | None = None, session_id: int | None = None, status: Status | None = None
+        self,
+        table: str | None = None,
+        session_id: int | None = None,
+        status: Status | None = None,
+        limit: int | None = None,
+        before: int | None = None,
     ) -> list[ViolationRow]:
-        """Violations oldest first, each with its latest ruling; `status` filters on it."""
+        """Violations oldest first, each with its latest ruling; `status` filters on it.
+        With a `limit`: a page of the newest below the id `before`, newest first."""
         latest = (
             select(DecisionModel.violation_id, func.max(DecisionModel.id).label("id"))
             .group_by(DecisionModel.violation_id)
@@ -377,8 +386,8 @@ class Store:
             .join(Log, Log.id == ViolationModel.log_id)
             .outerjoin(latest, latest.c.violation_id == ViolationModel.id)
             .outerjoin(decision, decision.id == latest.c.id)
-            .order_by(ViolationModel.id)
         )
+        query = _page(query, ViolationModel.id, limit, before)
         if table is not None:
             query = query.where(ViolationModel.table == table)
         if session_id is not None:
@@ -414,22 +423,35 @@ class Store:
             session.flush()
             return DecisionRow.model_validate(row, from_attributes=True)
 
-    def faults(self, table: str | None = None, session_id: int | None = None) -> list[FaultRow]:
-        """Faults oldest first."""
+    def faults(
+        self,
+        table: str | None = None,
+        session_id: int | None = None,
+        limit: int | None = None,
+        before: int | None = None,
+    ) -> list[FaultRow]:
+        """Faults oldest first; with a `limit`, a page of the newest below the id `before`,
+        newest first."""
         query = select(FaultModel, Log.ts).join(Log, Log.id == FaultModel.log_id)
+        query = _page(query, FaultModel.id, limit, before)
         if table is not None:
             query = query.where(FaultModel.table == table)
         if session_id is not None:
             query = query.where(FaultModel.session_id == session_id)
         with self._read() as session:
-            rows = session.execute(query.order_by(FaultModel.id)).all()
+            rows = session.execute(query).all()
         return [FaultRow.model_validate({**_columns(f), "at": ts}) for f, ts in rows]
 
     def corrections(
-        self, table: str | None = None, session_id: int | None = None
+        self,
+        table: str | None = None,
+        session_id: int | None = None,
+        limit: int | None = None,
+        before: int | None = None,
     ) -> list[CorrectionRow]:
-        """Corrections oldest first."""
-        query = select(CorrectionModel).order_by(CorrectionModel.id)
+        """Corrections oldest first; with a `limit`, a page of the newest below the id
+        `before`, newest first."""
+        query = _page(select(CorrectionModel), CorrectionModel.id, limit, before)
         if table is not None:
             query = query.where(CorrectionModel.table == table)
         if session_id is not None:
@@ -474,10 +496,11 @@ class Store:
                 row.revoked_at = time.time()
             return TokenRow.model_validate(row, from_attributes=True)
 
-    def tokens(self) -> list[TokenRow]:
-        """Every token, revoked ones included (never their secrets)."""
+    def tokens(self, limit: int | None = None, before: int | None = None) -> list[TokenRow]:
+        """Every token, revoked ones included (never their secrets), oldest first; with a
+        `limit`, a page of the newest below the id `before`, newest first."""
         with self._read() as session:
-            rows = session.scalars(select(TokenModel).order_by(TokenModel.id))
+            rows = session.scalars(_page(select(TokenModel), TokenModel.id, limit, before))
             return [TokenRow.model_validate(row, from_attributes=True) for row in rows]
 
     # --- exports --------------------------------------------------------------------
@@ -817,6 +840,18 @@ def _session_row(row: SessionModel) -> SessionRow:
     return SessionRow.model_validate(
         {**_columns(row), "profile_label": profile.label, "rules": profile.to_mapping()}
     )
+
+
+_Q = TypeVar("_Q", bound="Select[*tuple[Any, ...]]")
+
+
+def _page(query: _Q, id_: Any, limit: int | None, before: int | None) -> _Q:
+    """Every row oldest first, or (a `limit`) a page of the newest below `before`."""
+    if before is not None:
+        query = query.where(id_ < before)
+    if limit is None:
+        return query.order_by(id_)
+    return query.order_by(id_.desc()).limit(limit)
 
 
 def _hands_query() -> Select[HandModel, float]:
