@@ -58,6 +58,10 @@ ANSWER_BURST = 400
 # Refusals logged and put on …/bridge/error: on average per second, and in one burst.
 REPORT_RATE = 2.0
 REPORT_BURST = 10
+# Replay requests served: on average per second, and in one burst. One request may queue
+# the whole history; one over the limit is refused with the seconds to wait.
+REPLAY_RATE = 2.0
+REPLAY_BURST = 5
 
 
 class MqttSide:
@@ -71,6 +75,8 @@ class MqttSide:
         link: Callable[[], HostLink],
         counters_payload: Callable[[], CountersPayload],
         link_status: Callable[[], LinkStatus],
+        replay_rate: float = REPLAY_RATE,
+        replay_burst: float = REPLAY_BURST,
     ) -> None:
         self.settings = settings
         self.topics = Topics(settings.base_topic, settings.table)
@@ -91,6 +97,8 @@ class MqttSide:
         self.clock: Callable[[], float] = time.monotonic  # the refusal rate limits' clock
         self._answers = TokenBucket(ANSWER_RATE, ANSWER_BURST)
         self._reports = TokenBucket(REPORT_RATE, REPORT_BURST)
+        self._replay_requests = TokenBucket(replay_rate, replay_burst)
+        self.replays_limited = 0  # replay requests refused by that limit
         # commands sent and not yet resolved: tag → (command, transaction, retries waiting)
         self._in_flight: dict[Tag, tuple[str, str | None, int]] = {}
         self._anonymous = itertools.count()
@@ -378,9 +386,11 @@ class MqttSide:
     def _request(self, op: str, raw: bytes, retained: bool = False) -> BridgeResponse:
         _, transaction = _envelope(raw)
 
-        def refuse(error: str) -> BridgeResponse:
+        def refuse(error: str, data: dict[str, Any] | None = None) -> BridgeResponse:
             self.counters.commands_rejected += 1
-            return BridgeResponse(status="error", error=error, transaction=transaction)
+            return BridgeResponse(
+                status="error", error=error, data=data or {}, transaction=transaction
+            )
 
         if retained:
             return refuse("retained: a retained request is ignored; publish it without retain")
@@ -400,14 +410,25 @@ class MqttSide:
         elif op == "replay":
             try:
                 request = ReplayRequest.model_validate_json(raw or b"{}")
-                after = (
-                    None if request.after is None else (request.after.boot_id, request.after.seq)
-                )
-                data = {"queued": self.outbox.replay_after(after)}
             except ValidationError as exc:
                 return refuse(f"body: {_detail(exc)}")
+            limit = self._replay_requests
+            if not limit.allow(self.clock()):
+                self.replays_limited += 1
+                wait = limit.retry_in()
+                return refuse(
+                    f"rate: more than {limit.rate:g} replay requests a second (bursts of "
+                    f"{limit.burst:g}); ask again in {wait:.2f} s",
+                    {"retry_after": round(wait, 3)},
+                )
+            after = None if request.after is None else (request.after.boot_id, request.after.seq)
+            try:
+                replay = self.outbox.replay_after(after)
             except NotInHistory as exc:
                 return refuse(str(exc))
+            data = {"queued": replay.queued, "already_queued": replay.already_queued}
+            if replay.first_seq is not None:
+                data["first_seq"] = replay.first_seq
             self.counters.replays += 1
             self.counters.outbox_depth = self.outbox.depth
             self.wake.set()

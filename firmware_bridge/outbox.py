@@ -5,6 +5,12 @@ same transaction as the link's position (boot id, last seq), so a bridge restart
 neither loses an acknowledged event nor asks for it again. Published events move to
 a bounded history, from which a consumer that found a gap (a broker that lost
 messages on a restart, or dropped them to a slow subscriber) can have them replayed.
+
+The history holds each event (boot_id, seq) once, at its first publication: a replayed
+copy waits in the outbox marked with the history row it copies (`replay_of`), is never
+added to the history again, and is what a later replay request is coalesced with. So
+replays neither take the history's room nor reorder it, and a burst of requests for the
+same events queues them once.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ import os
 import sqlite3
 import struct
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -22,7 +29,8 @@ CREATE TABLE IF NOT EXISTS outbox (
     topic TEXT NOT NULL,
     payload TEXT NOT NULL,
     boot_id INTEGER NOT NULL,
-    seq INTEGER NOT NULL
+    seq INTEGER NOT NULL,
+    replay_of INTEGER
 );
 CREATE TABLE IF NOT EXISTS history (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -54,6 +62,22 @@ WAL_MAGIC = (0x377F0682, 0x377F0683)  # checksums little-endian, big-endian
 
 
 Row = tuple[str, str, int, int]  # topic, payload, boot_id, seq
+
+
+@dataclass(frozen=True)
+class Replay:
+    """What a replay request got, for its answer.
+
+    `queued`: events queued now. `already_queued`: events it covers that an earlier
+    request had queued and that wait unpublished still, so they were not queued twice.
+    `first_seq`: for a request from (boot, 0), the first seq of that boot it gives; more
+    than 1 when the history no longer holds the boot's start, so the consumer can give
+    the rest up at once.
+    """
+
+    queued: int
+    already_queued: int = 0
+    first_seq: int | None = None
 
 
 class NotInHistory(LookupError):
@@ -100,7 +124,9 @@ class Outbox:
             if problems != ["ok"]:
                 raise sqlite3.DatabaseError("; ".join(problems))
             self._db.executescript(SCHEMA)
+            _migrate(self._db)
             row = self._db.execute("SELECT open FROM outbox_state").fetchone()
+            self._kept: int = self._db.execute("SELECT COUNT(*) FROM history").fetchone()[0]
             self.depth: int = self._db.execute("SELECT COUNT(*) FROM outbox").fetchone()[0]
             self._db.execute("INSERT OR REPLACE INTO outbox_state (id, open) VALUES (1, 1)")
             self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # the main file says "open"
@@ -148,47 +174,91 @@ class Outbox:
         return [(int(i), str(t), str(p)) for i, t, p in cur.fetchall()]
 
     def remove_through(self, last_id: int) -> None:
-        """Move every row up to `last_id` to the history: the broker has them."""
-        with self._tx():
-            self._db.execute(
-                "INSERT OR IGNORE INTO history (topic, payload, boot_id, seq) "
-                "SELECT topic, payload, boot_id, seq FROM outbox WHERE id <= ? ORDER BY id",
-                (last_id,),
-            )
-            cur = self._db.execute("DELETE FROM outbox WHERE id <= ?", (last_id,))
-            self._db.execute(
-                "DELETE FROM history WHERE id <= (SELECT MAX(id) FROM history) - ?",
-                (self.history,),
-            )
-        self.depth = max(0, self.depth - cur.rowcount)
+        """Move every row up to `last_id` to the history: the broker has them.
 
-    def replay_after(self, after: tuple[int, int] | None) -> int:
-        """Queue again every published event after (boot_id, seq), or all kept if None.
-
-        Returns how many were queued. The consumer asking is idempotent on the event
-        key, so events it already has cost only bandwidth.
+        Only first publications enter the history (a replayed copy's event is there
+        already), and the history keeps the last `history` of them, by event.
         """
         with self._tx():
-            start = 0
+            added = self._db.execute(
+                "INSERT OR IGNORE INTO history (topic, payload, boot_id, seq) "
+                "SELECT topic, payload, boot_id, seq FROM outbox "
+                "WHERE id <= ? AND replay_of IS NULL ORDER BY id",
+                (last_id,),
+            ).rowcount
+            removed = self._db.execute("DELETE FROM outbox WHERE id <= ?", (last_id,)).rowcount
+            trimmed = 0
+            excess = self._kept + added - self.history
+            if excess > 0:
+                trimmed = self._db.execute(
+                    "DELETE FROM history WHERE id IN (SELECT id FROM history ORDER BY id LIMIT ?)",
+                    (excess,),
+                ).rowcount
+        self._kept += added - trimmed
+        self.depth = max(0, self.depth - removed)
+
+    def replay_after(self, after: tuple[int, int] | None) -> Replay:
+        """Queue again every kept event after (boot_id, seq), or all kept if None.
+
+        (boot, 0) means that boot from its start: every kept event of it and of the
+        boots after it. Events a replayed copy of which still waits in the outbox are not
+        queued again. The consumer asking is idempotent on the event key, so events it
+        already has cost only bandwidth.
+        """
+        with self._tx():
+            start, first_seq = 0, None
             if after is not None:
+                boot_id, seq = after
                 row = self._db.execute(
                     "SELECT id FROM history WHERE boot_id = ? AND seq = ?", after
                 ).fetchone()
-                if row is None:
+                if row is not None:
+                    start = int(row[0])
+                elif seq == 0:
+                    start, first_seq = self._boot_start(boot_id)
+                    if start < 0:
+                        return Replay(0, first_seq=first_seq)  # all of it still to come
+                else:
                     pending = self._db.execute(
-                        "SELECT 1 FROM outbox WHERE boot_id = ? AND seq = ?", after
+                        "SELECT 1 FROM outbox WHERE boot_id = ? AND seq = ? AND replay_of IS NULL",
+                        after,
                     ).fetchone()
                     if pending is None:
                         raise NotInHistory(f"after: no event {after} in the bridge's history")
-                    return 0  # not even published yet: everything after it is still to come
-                start = int(row[0])
-            cur = self._db.execute(
-                "INSERT INTO outbox (topic, payload, boot_id, seq) "
-                "SELECT topic, payload, boot_id, seq FROM history WHERE id > ? ORDER BY id",
+                    return Replay(0)  # not even published yet: everything after it is to come
+            covered = self._db.execute(
+                "SELECT COUNT(*) FROM history WHERE id > ?", (start,)
+            ).fetchone()[0]
+            queued = self._db.execute(
+                "INSERT INTO outbox (topic, payload, boot_id, seq, replay_of) "
+                "SELECT h.topic, h.payload, h.boot_id, h.seq, h.id FROM history h "
+                "WHERE h.id > ? AND NOT EXISTS "
+                "(SELECT 1 FROM outbox o WHERE o.replay_of = h.id) ORDER BY h.id",
                 (start,),
+            ).rowcount
+        self.depth += queued
+        return Replay(queued, int(covered) - queued, first_seq)
+
+    def _boot_start(self, boot_id: int) -> tuple[int, int]:
+        """(history id just before boot `boot_id`'s first kept event, that event's seq).
+
+        The id is -1 when the history holds none of the boot but the outbox waits to
+        publish it for the first time: then nothing needs replaying.
+        """
+        row = self._db.execute(
+            "SELECT id, seq FROM history WHERE boot_id = ? ORDER BY seq LIMIT 1", (boot_id,)
+        ).fetchone()
+        if row is not None:
+            return int(row[0]) - 1, int(row[1])
+        pending = self._db.execute(
+            "SELECT MIN(seq) FROM outbox WHERE boot_id = ? AND replay_of IS NULL", (boot_id,)
+        ).fetchone()[0]
+        if pending is None:
+            raise NotInHistory(
+                f"after: no event of boot {boot_id} in the bridge's history "
+                "(seq 0 asks for that boot from its start)"
             )
-        self.depth += cur.rowcount
-        return int(cur.rowcount)
+        return -1, int(pending)
 
     def command(self, txn: str) -> tuple[str | None, str | None, str] | None:
         """(command, outcome or None while in flight, detail) of a transaction id, if kept."""
@@ -243,6 +313,25 @@ class _Transaction:
 
     def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
         self._db.execute("COMMIT" if exc_type is None else "ROLLBACK")
+
+
+def _migrate(db: sqlite3.Connection) -> None:
+    """Bring an outbox file of an older layout up to this one, in place.
+
+    Before `replay_of`, a replayed copy was not told from a first publication: a pending
+    row whose event the history holds is taken for a copy (a first publication is never
+    in the history before it is published); a copy of an event the history had trimmed
+    already is taken for a first publication, as the old layout took it.
+    """
+    columns = {str(r[1]) for r in db.execute("PRAGMA table_info(outbox)")}
+    if "replay_of" not in columns:
+        with _Transaction(db):
+            db.execute("ALTER TABLE outbox ADD COLUMN replay_of INTEGER")
+            db.execute(
+                "UPDATE outbox SET replay_of = (SELECT h.id FROM history h "
+                "WHERE h.boot_id = outbox.boot_id AND h.seq = outbox.seq)"
+            )
+    db.execute("CREATE INDEX IF NOT EXISTS outbox_replay_of ON outbox (replay_of)")
 
 
 def _create(path: Path) -> None:

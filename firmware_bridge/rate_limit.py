@@ -1,4 +1,4 @@
-"""A token bucket, sans I/O: how many of a flood of like things get logged and reported.
+"""A token bucket, sans I/O: how many of a flood of like things get logged, answered or served.
 
 The caller passes the time, so a test can drive it on a fake clock.
 """
@@ -19,6 +19,11 @@ class TokenBucket:
     held: int = 0
 
     def __post_init__(self) -> None:
+        if not self.rate > 0 or not self.burst >= 1:
+            raise ValueError(
+                f"token bucket: rate {self.rate} must be above 0 and burst {self.burst} at "
+                "least 1, or nothing would ever pass"
+            )
         if self.tokens < 0:
             self.tokens = self.burst
 
@@ -32,6 +37,10 @@ class TokenBucket:
             return True
         self.held += 1
         return False
+
+    def retry_in(self) -> float:
+        """Seconds after the last `allow` until one more may pass: what a refusal tells."""
+        return max(0.0, (1.0 - self.tokens) / self.rate)
 
     def take_held(self) -> int:
         """How many were refused since the last call (and reset the count)."""
