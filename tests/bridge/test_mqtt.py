@@ -221,7 +221,8 @@ async def test_replay_fills_a_consumers_gap_from_the_history(tmp_path: Path, mqt
         after = {"boot_id": 0xAB1E, "seq": 10}
         await rec.publish("bridge/request/replay", {"after": after, "transaction": "r1"})
         await rec.wait(lambda: len(rec.events()) == 50)
-        assert rec.last_json("bridge/response/replay")["data"] == {"queued": 20}
+        answered = rec.last_json("bridge/response/replay")["data"]
+        assert answered == {"queued": 20, "already_queued": 0}
         again = [e.seq for e in rec.events()[30:]]
         assert again == list(range(11, 31))
         assert [e.body for e in rec.events()[30:]] == [e.body for e in rec.events()[10:30]]
