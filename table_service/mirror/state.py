@@ -114,15 +114,25 @@ class SeatState:
     def exposed(self) -> bool:
         return any(m.kind != "kong_concealed" for m in self.melds)
 
-    def snapshot(self, concealed: bool) -> dict[str, Any]:
+    def snapshot(self, concealed: bool = False, *, over: bool = False) -> dict[str, Any]:
+        """The seat as the public (or, `concealed`, the referee) may see it; `over`: the
+        hand has ended, which reveals what play kept hidden."""
+        shown = concealed or over
         data: dict[str, Any] = {
             "seat": self.seat,
             "concealed_count": len(self.concealed),
-            "melds": [m.to_json() for m in self.melds],
+            # An 暗槓 keeps its place in the list (the board draws four backs there) but
+            # not its tiles: it is concealed until the hand ends.
+            "melds": [
+                m.to_json() if shown or m.kind != "kong_concealed" else {"kind": m.kind}
+                for m in self.melds
+            ],
             "flowers": [f"h{tile_flower(t)}" for t in self.flowers],
             "discards": [tile_code(t) for t in self.river],
             "dead_hand": self.dead,
-            "declared": None if self.declaration_void else self.declared,
+            # D7: a passed win voids the declaration; the public learns it at the hand's end
+            # (before then it would tell 過水, and so a wait).
+            "declared": None if self.declaration_void and shown else self.declared,
             "owed_replacements": self.owed,
         }
         if concealed:  # what only the referee may see: the tiles, and 過水 (it tells a wait)
@@ -177,7 +187,10 @@ class HandState:
     def reserve(self) -> int:
         return min(self.wall, RESERVE_TILES)
 
-    def snapshot(self, concealed: bool) -> dict[str, Any]:
+    def snapshot(self, concealed: bool = False) -> dict[str, Any]:
+        """The hand for the public, or (`concealed`) the referee; once it is over the
+        public sees its concealed kongs too."""
+        over = self.phase == "over"
         return {
             "phase": self.phase,
             "dealer": self.dealer,
@@ -191,5 +204,5 @@ class HandState:
             "claimable": None
             if self.pending is None or self.pending.closed
             else {"tile": tile_code(self.pending.tile), "from_seat": self.pending.seat},
-            "seats": [s.snapshot(concealed) for s in self.seats],
+            "seats": [s.snapshot(concealed, over=over) for s in self.seats],
         }
