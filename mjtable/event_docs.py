@@ -70,6 +70,9 @@ FAULT_MEANINGS: dict[str, str] = {
     "impossible": "an event that cannot happen in this phase of the game",
     "count_mismatch": "the table's `tiles_left` differs from the mirror's own count",
     "gap": "seq jumped: events are missing",
+    "conflict": "an event key delivered again with another body (the first delivered is kept)",
+    "suspect_boot": "a boot that appeared from nowhere (not from seq 1, or while the table's "
+    "boot still ran): not followed",
 }
 
 # For fields whose model gives no description (records.py is not this module's to

@@ -40,7 +40,14 @@ ViolationCode = Literal[
 VIOLATION_CODES: Final[tuple[str, ...]] = ViolationCode.__args__  # type: ignore[attr-defined]
 
 FaultCode = Literal[
-    "fifth_copy", "tile_twice", "unknown_tile", "impossible", "count_mismatch", "gap"
+    "fifth_copy",
+    "tile_twice",
+    "unknown_tile",
+    "impossible",
+    "count_mismatch",
+    "gap",
+    "conflict",  # the service: an event key delivered again with another body
+    "suspect_boot",  # the service: a boot that appeared from nowhere, not switched to
 ]
 FAULT_CODES: Final[tuple[str, ...]] = FaultCode.__args__  # type: ignore[attr-defined]
 

@@ -12,35 +12,45 @@ whatever came after.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 import pickle
+import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import aiomqtt
+import psycopg
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 
 from firmware_bridge.messages import Event
 from firmware_bridge.stopping import cancel_and_wait, last_words, stopping
 from table_service.live.consumer import Consumer, Gap
 from table_service.mirror.mirror import TableMirror
-from table_service.mirror.records import Record
+from table_service.mirror.records import Fault, Record
 from table_service.mirror.session import SessionStart
 from table_service.rules import HandOutcome, settle
 from table_service.rules.settlement import net
+from table_service.service.bridges import BridgeNews, quoted, read_bridge_message
 from table_service.service.drive import alert_commands, led_commands, seat_modes
+from table_service.service.health import Facts, Health, judge
 from table_service.service.hub import Hub
 from table_service.service.ownership import Ownership, ownership_for
 from table_service.service.settings import ServeSettings
 from table_service.store import Applied, DuplicateEvent, Entry, InvalidEntry, Store
 
+T = TypeVar("T")
+
 log = logging.getLogger("table_service.service")
 CLAIM_EVERY = 2.0  # seconds between attempts to take over tables whose owner died
 RETRY_MAX = 5.0  # seconds between attempts to reach a database that is down
 OUTBOX = 20_000  # MQTT messages held while the broker is away (then the oldest go)
+HEALTH_EVERY = 1.0  # seconds between looks at the service's health (its availability topic)
+RESTART_DELAY = 1.0  # seconds before a part that failed unexpectedly is started again
+# The database is away (the store's errors, and the lock connection's own): wait it out.
+DB_ERRORS = (OperationalError, InterfaceError, psycopg.OperationalError)
 
 
 class OwnedElsewhere(RuntimeError):
@@ -80,7 +90,14 @@ class _Work:
 
 
 class Service:
-    """`mjtable serve` without its HTTP face: construct, `await run()`, cancel to stop."""
+    """`mjtable serve` without its HTTP face: construct, `await run()`, cancel to stop.
+
+    No message, outage or crowd stops it: each part (intake, writer, publisher, lock
+    keeper, health watch) is restarted when it fails unexpectedly; the database being
+    away is waited out with what arrived held (and past the backlog's limit left with the
+    bridges, whose outboxes are durable, and asked for again); and the writer has a
+    thread of its own, so readers of the API never take its turn.
+    """
 
     def __init__(self, settings: ServeSettings, store: Store, hub: Hub | None = None) -> None:
         self.settings = settings
@@ -94,9 +111,20 @@ class Service:
         self._consumer: Consumer | None = None
         self.ownership: Ownership = Ownership()
         self._elsewhere: set[str] = set()  # tables another process owns (we stand by)
+        self._known: set[str] = set()  # tables with records, or started by an admin
         self._bridges: dict[str, tuple[bool | None, dict[str, Any] | None]] = {}
         self._client: aiomqtt.Client | None = None
         self.base = settings.base_topic
+        # The writer's own thread: reads of the API run in the default pool, never ahead
+        # of a write in the queue of one shared pool.
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix="mjtable-writer")
+        self._database_error: str | None = None
+        self._ownership_lost = False
+        self._paused = False
+        self._in_hand = 0  # entries the writer took from the queue and has not stored yet
+        self._progress = time.monotonic()  # when the writer last stored or found no work
+        self._last_stored: dict[str, float] = {}
+        self._health_said: str | None = None
         # A referee's rule (the soak's): corrections to enter before a table's next shuffle,
         # given the hands judged in its session. None: corrections come from the API alone.
         self.referee: Callable[[str, int], dict[str, Any] | None] | None = None
@@ -110,7 +138,9 @@ class Service:
         return self.tables.get(table)
 
     async def start_session(self, table: str, session: SessionStart) -> int:
-        """Start a session at `table` (ending one that runs); returns its id."""
+        """Start a session at `table` (ending one that runs); returns its id. A table
+        waiting beyond the limit of tables is followed from now on."""
+        self._known.add(table)
         body = session.model_copy(update={"table": table}).recorded().model_dump(mode="json")
         return int(await self._ask(_Work(table, "session", body=body)))
 
@@ -129,15 +159,35 @@ class Service:
         await self._queue.put(work)
         return await work.reply
 
+    def health(self) -> Health:
+        """What the service does now: the tables it follows, what waits, and any fault."""
+        consumer = self._consumer
+        backlog = self._queue.qsize() + self._in_hand
+        return judge(
+            Facts(
+                now=time.monotonic(),
+                database_error=self._database_error,
+                broker_connected=consumer is not None and consumer.connected,
+                ownership_lost=self._ownership_lost,
+                backlog=backlog,
+                backlog_since=self._progress if backlog else None,
+                intake_paused=self._paused,
+                last_stored=dict(self._last_stored),
+                online={t: r.online for t, r in self.tables.items()},
+                waiting=dict(getattr(consumer.order, "waiting", {})) if consumer else {},
+            )
+        )
+
     # --- running ---------------------------------------------------------------------
 
     async def run(self) -> None:
         """Restore every table, then follow the broker until cancelled."""
-        await asyncio.to_thread(self.store.migrate)
-        self.ownership = await asyncio.to_thread(ownership_for, self.settings.database_url)
-        for table in await asyncio.to_thread(self.store.tables):
-            if await asyncio.to_thread(self.ownership.claim, table):
-                self.tables[table] = await asyncio.to_thread(self._restore, table)
+        await self._db(self.store.migrate)
+        self.ownership = await self._db(ownership_for, self.settings.database_url)
+        for table in await self._db(self.store.tables):
+            self._known.add(table)
+            if await self._db(self.ownership.claim, table):
+                self.tables[table] = await self._db(self._restore, table)
             else:
                 self._elsewhere.add(table)  # another process follows it; we stand by
         host, port, _tls = self.settings.broker
@@ -151,16 +201,22 @@ class Service:
             on_gap=self._on_gap,
             gap_timeout=self.settings.gap_timeout,
             client_options={"username": user, "password": secret, **self.settings.tls_options()},
+            **self._consumer_hooks(),
         )
         for table in self.tables:
-            key = await asyncio.to_thread(self.store.last_event_key, table)
+            key = await self._db(self.store.last_event_key, table)
             if key is not None:
                 consumer.order.resume(table, *key)  # the bridge replays what came after
+        parts = {
+            "consumer": consumer.run,
+            "writer": self._writer,
+            "mqtt": self._mqtt,
+            "claimer": self._claimer,
+            "health": self._watch_health,
+        }
         tasks = [
-            asyncio.create_task(consumer.run(), name="consumer"),
-            asyncio.create_task(self._writer(), name="writer"),
-            asyncio.create_task(self._mqtt(), name="mqtt"),
-            asyncio.create_task(self._claimer(), name="claimer"),
+            asyncio.create_task(self._kept_running(name, part), name=name)
+            for name, part in parts.items()
         ]
         try:
             await consumer.subscribed.wait()  # nothing published from here on is missed
@@ -169,6 +225,54 @@ class Service:
         finally:
             await cancel_and_wait(tasks)
             await asyncio.to_thread(self.ownership.close)
+            self._pool.shutdown(wait=False)
+
+    def _consumer_hooks(self) -> dict[str, Any]:
+        """The consumer's guards, where the consumer offers them (bounded tables, conflicts,
+        boots from nowhere)."""
+        import inspect
+
+        offered = inspect.signature(Consumer.__init__).parameters
+        hooks: dict[str, Any] = {
+            "may_follow": self._may_follow,
+            "on_conflict": self._on_conflict,
+            "on_suspect": self._on_suspect,
+        }
+        return {name: hook for name, hook in hooks.items() if name in offered}
+
+    async def _kept_running(self, name: str, part: Callable[[], Any]) -> None:
+        """Run one part of the service; one that fails unexpectedly is logged and started
+        again (a message or a bug must never stop every table)."""
+        while True:
+            try:
+                await part()
+                return
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("%s: failed; starting it again in %.0f s", name, RESTART_DELAY)
+                await asyncio.sleep(RESTART_DELAY)
+
+    async def _db(self, call: Callable[..., T], *args: Any) -> T:
+        """A call into the store on the writer's thread, waiting out a database that is
+        away (retrying with backoff, saying so on the health) instead of failing."""
+        delay = 0.2
+        loop = asyncio.get_running_loop()
+        while True:
+            try:
+                result = await loop.run_in_executor(self._pool, call, *args)
+            except DB_ERRORS as exc:
+                reason = str(getattr(exc, "orig", exc)).strip().splitlines()[0][:200]
+                if self._database_error is None:
+                    log.warning("the database is away (%s); retrying until it is back", reason)
+                self._database_error = reason
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, RETRY_MAX)
+                continue
+            if self._database_error is not None:
+                log.warning("the database is back")
+                self._database_error = None
+            return result
 
     def _restore(self, table: str) -> TableRunner:
         """Fold a table's log from its last snapshot: the state it had when it stopped."""
@@ -197,84 +301,183 @@ class Service:
             return mirror.start_session(SessionStart.model_validate(body))
         if entry.kind == "correction" and body.get("kind") == "deal":
             mirror.correct_deal(int(body["dealer"]), int(body["streak"]), int(body["round_wind"]))
-        return []
+        return []  # a service fault changes no state
 
     # --- events in ----------------------------------------------------------------------
+
+    def _may_follow(self, table: str) -> bool:
+        """Whether a table first heard now is followed: one with records or started by an
+        admin always; a new one while fewer than `max_tables` are followed. The rest wait,
+        costing nothing (the bridges keep their events; a session started replays them)."""
+        if table in self._known or table in self.tables or table in self._elsewhere:
+            return True
+        return len(self.tables) + len(self._elsewhere) < self.settings.max_tables
 
     def _on_event(self, event: Event) -> None:
         """Called by the consumer in order, exactly once per process: queue for the writer."""
         self._queue.put_nowait(_Work(event.table, "event", event=event))
+        if not self._paused and self._queue.qsize() >= self.settings.backlog_max:
+            self._pause(True)
+
+    def _pause(self, paused: bool) -> None:
+        """Stop taking events from the broker past the backlog's limit (they stay in the
+        bridges' outboxes), and take them again, asking for what was left, below half."""
+        order = self._consumer.order if self._consumer is not None else None
+        if order is None or not hasattr(order, "pause"):
+            return
+        self._paused = paused
+        if paused:
+            log.warning("backlog of %d entries: intake paused", self._queue.qsize())
+            order.pause()
+            return
+        log.warning("backlog drained: intake resumed")
+        for table, after in order.unpause(time.monotonic()):
+            asyncio.get_running_loop().create_task(self._request_replay(table, after))
+
+    async def _request_replay(self, table: str, after: tuple[int, int] | None) -> None:
+        if self._consumer is not None:
+            await self._consumer.request_replay(table, after)
 
     def _on_gap(self, gap: Gap) -> None:
         log.warning("table %s: events %s–%s of boot %s given up", gap.table, gap.first,
                     gap.last, gap.boot_id)  # fmt: skip
 
+    def _on_conflict(
+        self, table: str, boot_id: int, seq: int, delivered: Event, arrived: Event
+    ) -> None:
+        """The same key came again with another body: a `conflict` fault, both bodies told;
+        the first delivered stays (the bridge's history, replayed, is the arbiter)."""
+        detail = (
+            f"boot {boot_id} seq {seq} arrived again with another body: delivered "
+            f"{_brief(delivered)}; arrived {_brief(arrived)}"
+        )
+        self._fault(table, boot_id, seq, "conflict", detail)
+
+    def _on_suspect(self, suspect: Any) -> None:
+        """A boot that appeared from nowhere (never from seq 1, or while the table's boot
+        still ran) was not switched to: a `suspect_boot` fault."""
+        detail = f"boot {suspect.boot_id}: {suspect.reason} ({suspect.count} events dropped)"
+        self._fault(suspect.table, suspect.boot_id, suspect.first_seq, "suspect_boot", detail)
+
+    def _fault(self, table: str, boot_id: int, seq: int, code: str, detail: str) -> None:
+        log.warning("table %s: %s: %s", table, code, detail)
+        if table in self.tables:
+            body = {"code": code, "boot_id": boot_id, "seq": seq, "detail": detail}
+            self._queue.put_nowait(_Work(table, "fault", body=body))
+
     async def _writer(self) -> None:
         """Apply and store in batches (whatever is queued), one table's entries in order."""
         while True:
+            if self._queue.empty():
+                self._progress = time.monotonic()
+                if self._paused:
+                    self._pause(False)
             batch = [await self._queue.get()]
             while not self._queue.empty() and len(batch) < 512:
                 batch.append(self._queue.get_nowait())
+            self._in_hand = len(batch)
             pending: dict[str, list[tuple[Applied, _Work]]] = {}
             for work in batch:
-                if work.kind == "adopt":
-                    self._elsewhere.discard(work.table)
-                    if work.table not in self.tables:
-                        await self._adopt(work.table, pending)
-                    continue
-                if work.kind != "event":
-                    await self._flush(pending)  # a service entry is stored alone, in order
-                    await self._service_entry(work)
-                    continue
-                if work.table not in self.tables and not await self._adopt(work.table, pending):
-                    continue  # owned by another process, or taken over: the bridge replays
-                runner = await self._runner_with_session(work.table, pending)
-                assert work.event is not None
-                if self.referee is not None and work.event.body.kind == "shuffle_started":
-                    correction = self.referee(work.table, runner.mirror.hands)
-                    if correction is not None:  # entered before the new hand, as a referee would
-                        await self._flush(pending)
-                        await self._service_entry(_Work(work.table, "correction", body=correction))
-                records = runner.mirror.apply(work.event)
-                applied = Applied("event", work.event, None, records, runner.session_id)
-                pending.setdefault(work.table, []).append((applied, work))
+                try:
+                    await self._take(work, pending)
+                except Exception:  # a bug on one entry: that table is rebuilt, never all
+                    log.exception("table %s: applying %s failed", work.table, work.kind)
+                    pending.pop(work.table, None)
+                    await self._rebuild(work.table)
             await self._flush(pending)
+            self._in_hand = 0
+            if self._paused and self._queue.qsize() <= self.settings.backlog_max // 2:
+                self._pause(False)
+
+    async def _take(self, work: _Work, pending: dict[str, list[tuple[Applied, _Work]]]) -> None:
+        """One queued item: an event applied to its mirror (stored with the batch), or a
+        service entry stored alone, in order."""
+        if work.kind == "adopt":
+            self._elsewhere.discard(work.table)
+            if work.table not in self.tables:
+                await self._adopt(work.table, pending)
+            return
+        if work.kind != "event":
+            await self._flush(pending)  # a service entry is stored alone, in order
+            await self._service_entry(work)
+            return
+        if work.table not in self.tables and not await self._adopt(work.table, pending):
+            return  # owned by another process, or taken over: the bridge replays
+        runner = await self._runner_with_session(work.table, pending)
+        assert work.event is not None
+        if self.referee is not None and work.event.body.kind == "shuffle_started":
+            correction = self.referee(work.table, runner.mirror.hands)
+            if correction is not None:  # entered before the new hand, as a referee would
+                await self._flush(pending)
+                await self._service_entry(_Work(work.table, "correction", body=correction))
+        records = runner.mirror.apply(work.event)
+        applied = Applied("event", work.event, None, records, runner.session_id)
+        pending.setdefault(work.table, []).append((applied, work))
 
     async def _adopt(self, table: str, pending: dict[str, list[tuple[Applied, _Work]]]) -> bool:
         """Own a table heard of now; True when its event at hand may be applied at once.
 
         A table new to the records is followed from here. One with records (another
-        process owned it and died) is rebuilt from them, and the bridge is asked for
-        everything after the last stored event: the event at hand comes again in order.
+        process owned it and died, or this one lost its locks) is rebuilt from them, and
+        the bridge is asked for everything after the last stored event: the event at
+        hand comes again in order.
         """
-        if table in self._elsewhere or not await asyncio.to_thread(self.ownership.claim, table):
+        if table in self._elsewhere or not await self._db(self.ownership.claim, table):
             self._elsewhere.add(table)
             return False
         await self._flush(pending)
-        key = await asyncio.to_thread(self.store.last_event_key, table)
-        runner = await asyncio.to_thread(self._restore, table)
+        key = await self._db(self.store.last_event_key, table)
+        runner = await self._db(self._restore, table)
         runner.online, runner.link = self._bridges.get(table, (None, None))
         self.tables[table] = runner
+        self._known.add(table)
         self._elsewhere.discard(table)
         if key is None:
             return True
         log.warning("table %s: taken over from the records; replaying after %s", table, key)
-        if self._consumer is not None:
-            self._consumer.order.tables.pop(table, None)
+        await self._replay_from(table, key)
+        return False
+
+    async def _replay_from(self, table: str, key: tuple[int, int] | None) -> None:
+        """Follow the table's stream again from a stored point, asking the bridge for all
+        after it (what this process held beyond it is dropped and comes again)."""
+        if self._consumer is None:
+            return
+        self._consumer.order.tables.pop(table, None)
+        if key is not None:
             self._consumer.order.resume(table, *key)
             await self._consumer.request_replay(table, key)
-        return False
+
+    async def _rebuild(self, table: str) -> None:
+        """A table whose picture may be wrong (a failed apply or store): rebuilt from its
+        records, and its stream followed again from the last stored event."""
+        self.tables.pop(table, None)
+        self._elsewhere.discard(table)
+        if not await self._db(self.ownership.claim, table):
+            self._elsewhere.add(table)
+            return
+        key = await self._db(self.store.last_event_key, table)
+        runner = await self._db(self._restore, table)
+        runner.online, runner.link = self._bridges.get(table, (None, None))
+        self.tables[table] = runner
+        await self._replay_from(table, key)
 
     async def _claimer(self) -> None:
         """Every CLAIM_EVERY seconds: take the tables whose owner died; give all up if our
-        lock connection broke (another process may own them now)."""
+        lock connection broke (another process may own them now), and take them again
+        when the database is back."""
         while True:
             await asyncio.sleep(CLAIM_EVERY)
             if not await asyncio.to_thread(self.ownership.alive):
-                log.error("ownership lost: following no table until the locks are back")
+                if not self._ownership_lost:
+                    log.error("ownership lost: following no table until the locks are back")
+                self._ownership_lost = True
                 self._elsewhere.update(self.tables)
                 self.tables.clear()
                 continue
+            if self._ownership_lost:
+                log.warning("the locks are back: taking the tables again")
+                self._ownership_lost = False
             for table in sorted(self._elsewhere):
                 if await asyncio.to_thread(self.ownership.claim, table):
                     self._elsewhere.discard(table)
@@ -294,7 +497,9 @@ class Service:
 
     async def _flush(self, pending: dict[str, list[tuple[Applied, _Work]]]) -> None:
         for table, items in list(pending.items()):
-            runner = self.tables[table]
+            runner = self.tables.get(table)
+            if runner is None:  # given up meanwhile (its locks lost): the bridge replays
+                continue
             runner.since_snapshot += len(items)
             snapshot = None
             if runner.since_snapshot >= self.settings.snapshot_every:
@@ -304,36 +509,32 @@ class Service:
                 await self._append(table, [a for a, _ in items], snapshot)
             except InvalidEntry as exc:  # cannot happen for the bridge's events; never loop
                 log.error("table %s: events refused by the store: %s", table, exc)
+                await self._rebuild(table)
                 continue
+            self._last_stored[table] = time.monotonic()
             self._announce(runner, [r for applied, _ in items for r in applied.records])
         pending.clear()
 
     async def _append(
         self, table: str, applied: list[Applied], snapshot: bytes | None
     ) -> list[int]:
-        """Store, retrying while the database is away; a duplicate means this process's
+        """Store, waiting while the database is away; a duplicate means this process's
         picture is behind the records (another writer): rebuild the table from them."""
-        delay = 0.2
-        while True:
-            try:
-                ids = await asyncio.to_thread(self.store.append, table, applied, snapshot)
-                self.applied += len(applied)
-                return ids
-            except InvalidEntry:
-                raise  # a bad entry never succeeds: its caller hears why
-            except DuplicateEvent:
-                log.error("table %s: an event already stored; rebuilding from the records", table)
-                self.tables[table] = await asyncio.to_thread(self._restore, table)
-                return []
-            except (OperationalError, InterfaceError) as exc:  # the database is away: wait
-                log.warning("table %s: cannot store (%s); retrying in %.1fs", table, exc, delay)
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, RETRY_MAX)
-            except DBAPIError as exc:  # refused for good (a bug): never block every table
-                raise InvalidEntry(f"the database refused the entries: {exc.orig}") from exc
+        try:
+            ids = await self._db(self.store.append, table, applied, snapshot)
+        except DuplicateEvent:
+            log.error("table %s: an event already stored; rebuilding from the records", table)
+            self.tables[table] = await self._db(self._restore, table)
+            return []
+        except DBAPIError as exc:  # refused for good (a bug): never block every table
+            raise InvalidEntry(f"the database refused the entries: {exc.orig}") from exc
+        self.applied += len(applied)
+        self._progress = time.monotonic()
+        return list(ids)
 
     async def _service_entry(self, work: _Work) -> None:
-        """A session start or end, or a correction: applied to the mirror, stored, answered."""
+        """A session start or end, a correction or a service fault: applied to the mirror,
+        stored, answered."""
         table = work.table
         if table not in self.tables:
             await self._adopt(table, {})
@@ -349,7 +550,7 @@ class Service:
                 entry = Applied("session", None, body, runner.mirror.start_session(
                     SessionStart.model_validate(body)), None)  # fmt: skip
                 await self._append(table, [entry], pickle.dumps(runner.mirror))
-                session = await asyncio.to_thread(self.store.open_session, table)
+                session = await self._db(self.store.open_session, table)
                 runner.session_id = result = session.id if session else None
                 runner.since_snapshot = 0
             elif work.kind == "session_end":
@@ -359,6 +560,13 @@ class Service:
                         table, [Applied("session_end", None, body, [], result)], None
                     )
                     runner.session_id = None
+            elif work.kind == "fault":
+                fault = Fault(table=table, **body)
+                await self._append(
+                    table, [Applied("fault", None, body, [fault], runner.session_id)], None
+                )
+                self._announce(runner, [fault])
+                return
             else:
                 if body.get("kind") == "penalty":
                     body["ledger"] = self._penalty(runner, body)
@@ -369,6 +577,8 @@ class Service:
         except Exception as exc:  # a bad body: the caller hears why, the log is unchanged
             if work.reply is not None and not work.reply.done():
                 work.reply.set_exception(exc)
+            elif work.reply is None:
+                log.error("table %s: a %s entry was refused: %s", table, work.kind, exc)
             return
         self._announce(runner, [])
         if work.reply is not None and not work.reply.done():
@@ -411,6 +621,22 @@ class Service:
             self._outbox.get_nowait()  # the broker has been away long: the oldest go first
         self._outbox.put_nowait((topic, payload, qos, retain))
 
+    def _availability(self) -> str:
+        """`online`, or `degraded` when the health has a reason (the retained topic)."""
+        return "online" if self.health().status == "ok" else "degraded"
+
+    async def _watch_health(self) -> None:
+        """Say on the availability topic when the service becomes degraded or well again."""
+        while True:
+            await asyncio.sleep(HEALTH_EVERY)
+            health = self.health()
+            said = "online" if health.status == "ok" else "degraded"
+            if said != self._health_said and self._client is not None:
+                if said == "degraded":
+                    log.warning("degraded: %s", "; ".join(health.reasons))
+                self._health_said = said
+                self._publish(f"{self.base}/service/availability", said, 1, True)
+
     async def _mqtt(self) -> None:
         """Publish the outbox; follow the bridges' availability; our own by Last Will, and
         `offline` said on a clean stop (a clean disconnect discards the Will)."""
@@ -425,7 +651,8 @@ class Service:
                     password=secret, will=will, **self.settings.tls_options(),
                 ) as client:  # fmt: skip
                     self._client = client
-                    await client.publish(availability, "online", qos=1, retain=True)
+                    self._health_said = said = self._availability()
+                    await client.publish(availability, said, qos=1, retain=True)
                     await client.subscribe(f"{self.base}/+/bridge/availability", qos=1)
                     await client.subscribe(f"{self.base}/+/bridge/link", qos=1)
                     reader = asyncio.create_task(self._read_bridges(client))
@@ -446,22 +673,34 @@ class Service:
                 await asyncio.sleep(1.0)
 
     async def _read_bridges(self, client: aiomqtt.Client) -> None:
+        watched = (f"{self.base}/+/bridge/availability", f"{self.base}/+/bridge/link")
         async for message in client.messages:
-            watched = (f"{self.base}/+/bridge/availability", f"{self.base}/+/bridge/link")
             if not any(message.topic.matches(topic) for topic in watched):
                 continue  # a broker may also send retained messages of other topics
-            parts = str(message.topic).split("/")
-            table = parts[-3]
-            online, link = self._bridges.get(table, (None, None))
             raw = message.payload
             payload = bytes(raw) if isinstance(raw, bytes | bytearray) else str(raw).encode()
-            if parts[-1] == "availability":
-                online = payload.decode(errors="replace") == "online"
-            else:
-                with contextlib.suppress(ValueError):
-                    link = json.loads(payload)
-            self._bridges[table] = (online, link)
-            runner = self.tables.get(table)
-            if runner is not None:
-                runner.online, runner.link = online, link
-                self.hub.publish(table, {"type": "state", "table": table, "state": runner.state()})
+            news = read_bridge_message(self.base, str(message.topic), payload)
+            if isinstance(news, str):
+                log.warning("refused on %s: %s: %s", message.topic, news, quoted(payload))
+                continue
+            self._hear(news)
+
+    def _hear(self, news: BridgeNews) -> None:
+        """A bridge's availability or link state: kept, and told to the table's watchers."""
+        online, link = self._bridges.get(news.table, (None, None))
+        if news.online is not None:
+            online = news.online
+        if news.link is not None:
+            link = news.link
+        self._bridges[news.table] = (online, link)
+        runner = self.tables.get(news.table)
+        if runner is not None:
+            runner.online, runner.link = online, link
+            state = runner.state()
+            self.hub.publish(news.table, {"type": "state", "table": news.table, "state": state})
+
+
+def _brief(event: Event) -> str:
+    """An event's body and time, short enough for a fault's detail."""
+    text = json.dumps({"ts": event.ts, "body": event.body.model_dump(mode="json")})
+    return text if len(text) <= 400 else text[:400] + "…"

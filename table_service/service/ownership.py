@@ -9,6 +9,7 @@ there is one process (the serve command refuses a second), which owns every tabl
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 from typing import Any
@@ -41,20 +42,31 @@ class AdvisoryOwnership(Ownership):
         import psycopg
 
         parsed = make_url(url)
-        conninfo = parsed.set(drivername="postgresql").render_as_string(hide_password=False)
+        self._conninfo = parsed.set(drivername="postgresql").render_as_string(hide_password=False)
         self._psycopg = psycopg
-        self._conn: Any = psycopg.connect(conninfo, autocommit=True)
+        self._conn: Any = psycopg.connect(self._conninfo, autocommit=True)
         self._owned: set[str] = set()
         self._lock = threading.Lock()  # the service calls from its threads
+
+    def _connection(self) -> Any:
+        """The lock connection, opened again if it broke (its locks went with it)."""
+        if self._conn.closed or self._conn.broken:
+            self._owned.clear()
+            self._conn = self._psycopg.connect(self._conninfo, autocommit=True, connect_timeout=5)
+        return self._conn
 
     def claim(self, table: str) -> bool:
         with self._lock:
             if table in self._owned:
                 return True
             try:
-                row = self._conn.execute(
-                    "SELECT pg_try_advisory_lock(hashtextextended(%s, 0))", (NAMESPACE + table,)
-                ).fetchone()
+                row = (
+                    self._connection()
+                    .execute(
+                        "SELECT pg_try_advisory_lock(hashtextextended(%s, 0))", (NAMESPACE + table,)
+                    )
+                    .fetchone()
+                )
             except self._psycopg.Error as exc:
                 log.error("ownership: the lock connection failed (%s)", exc)
                 return False
@@ -64,13 +76,19 @@ class AdvisoryOwnership(Ownership):
             return False
 
     def alive(self) -> bool:
+        """False when the lock connection broke (its locks went with it): a new one is
+        opened for the claims that follow, once the database takes connections again."""
         with self._lock:
             try:
-                self._conn.execute("SELECT 1")
-                return True
+                if not (self._conn.closed or self._conn.broken):
+                    self._conn.execute("SELECT 1")
+                    return True
             except self._psycopg.Error:
-                self._owned.clear()
-                return False
+                pass
+            self._owned.clear()
+            with contextlib.suppress(self._psycopg.Error):  # still away: the next look asks
+                self._connection()
+            return False
 
     def close(self) -> None:
         with self._lock:

@@ -34,6 +34,18 @@ class ServeSettings(BrokerSettings):
     drive_table: bool = Field(
         True, description="send SEAT_LED (whose move, who may claim) and ALERT to the tables"
     )
+    max_tables: int = Field(
+        64,
+        ge=1,
+        description="tables followed without an admin: one more heard on the broker waits "
+        "(costing nothing) until a session is started there",
+    )
+    backlog_max: int = Field(
+        20_000,
+        ge=100,
+        description="entries waiting to be stored before intake pauses (the bridges keep "
+        "their events and replay them)",
+    )
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field("INFO")
 
     @field_validator("db")

@@ -11,8 +11,9 @@ referee's decision or correction is a new row.
 The log: every table has one ordered log of entries, `log_id` increasing (a global
 autoincrement id is fine). An entry is either a bridge event (kind "event", unique on
 (table, boot_id, seq)) or a service entry (kind "session" start / "session_end" /
-"correction"). The game state of a table is a fold over its entries in log order; a
-snapshot (a pickled TableMirror) taken at an entry lets a restart fold only the rest.
+"correction", or "fault": one the service found in the stream itself). The game state
+of a table is a fold over its entries in log order; a snapshot (a pickled TableMirror)
+taken at an entry lets a restart fold only the rest.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from typing import Any, Literal
 from firmware_bridge.messages import Event
 from table_service.mirror.records import Record
 
-EntryKind = Literal["event", "session", "session_end", "correction"]
+EntryKind = Literal["event", "session", "session_end", "correction", "fault"]
 Role = Literal["referee", "admin"]
 
 

@@ -52,7 +52,9 @@ class Log(Base):
     __table_args__ = (
         UniqueConstraint("table", "boot_id", "seq"),
         Index(None, "table", "id"),
-        CheckConstraint("kind IN ('event', 'session', 'session_end', 'correction')", name="kind"),
+        CheckConstraint(
+            "kind IN ('event', 'session', 'session_end', 'correction', 'fault')", name="kind"
+        ),
         CheckConstraint(
             "(kind = 'event') = (boot_id IS NOT NULL AND seq IS NOT NULL)", name="event_key"
         ),

@@ -375,6 +375,14 @@ export const FAULTS = {
     zh: ["事件遺失", "事件序號跳號，有事件遺失"],
     en: ["Events missing", "the event numbering jumped: events are missing"],
   },
+  conflict: {
+    zh: ["事件衝突", "同一事件編號再次到達，內容卻不同（保留先到者）"],
+    en: ["Conflicting event", "an event number came again with other contents (the first kept)"],
+  },
+  suspect_boot: {
+    zh: ["可疑的重開機", "出現來路不明的控制器開機序列，未予採用"],
+    en: ["Suspect boot", "a controller boot appeared from nowhere and was not followed"],
+  },
 };
 
 // 台 items by id (taiwan16.md §4): the API sends each item's name and English name too;
