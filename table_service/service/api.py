@@ -5,15 +5,20 @@ Reads are public (the scoreboard); writes need a bearer token with a role: `refe
 tokens). Every error is a JSON `{"error": …}` with a precise 4xx status (a body or a
 parameter that does not validate: 422, with `detail` naming each field at fault), and
 every route declares in the schema the errors it can give.
+
+Before the app reads a request, guards.py refuses what would cost it dear: a body over
+the limit (413), a write without a bearer token (401), a client that guesses tokens
+(429, with `Retry-After`), a crowd of WebSockets (closed at accept with 1013). Every list
+is a page, newest first (`limit`, `before` an id); the exports give a session whole.
 """
 
 from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
-from typing import Annotated, Any, Final, Literal, cast
+from typing import Annotated, Any, Final, Literal, cast, get_type_hints
 
 from fastapi import Depends, FastAPI, HTTPException, Path, Query, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
@@ -27,17 +32,38 @@ from pydantic import (
     Discriminator,
     Field,
     StrictBool,
+    StrictInt,
     Tag,
+    TypeAdapter,
     ValidationError,
+    WithJsonSchema,
     field_validator,
 )
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 from starlette.websockets import WebSocketDisconnect
 from typing_extensions import TypedDict
 
 from dashboard import STATIC
 from firmware_bridge.stopping import cancel_and_wait
 from table_service.mirror.session import PRESETS, SessionStart
+from table_service.rules.items import negative_item
+from table_service.rules.profile import MAX_TAI, RULE_KEYS, TAI_IDS, Rules
+from table_service.service.guards import (
+    AUTH_CLIENTS,
+    AUTH_FREE,
+    AUTH_RATE,
+    MAX_BODY,
+    TRY_AGAIN_LATER,
+    WS_PER_CLIENT,
+    WS_TOTAL,
+    AuthLimiter,
+    RequestGuard,
+    Routing,
+    SocketGate,
+    client_of,
+)
+from table_service.service.health import Health
 from table_service.service.hub import RESYNC
 from table_service.service.live import Service
 from table_service.store import (
@@ -76,6 +102,10 @@ SessionId = Annotated[int, Path(ge=1, le=MAX_ID, description="a session's id")]
 ViolationId = Annotated[int, Path(ge=1, le=MAX_ID, description="a violation's id")]
 TokenId = Annotated[int, Path(ge=1, le=MAX_ID, description="a token's id")]
 Role = Literal["referee", "admin"]
+Limit = Annotated[int, Query(ge=1, le=1000, description="the page's size (newest first)")]
+Before = Annotated[
+    int | None, Query(ge=1, le=MAX_ID, description="the page below this id (the last one seen)")
+]
 Player = Annotated[str, Field(min_length=1, max_length=64, pattern=ONE_LINE)]
 Note = Annotated[str, Field(max_length=500, pattern=NO_NUL)]
 
@@ -99,6 +129,23 @@ class _Body(BaseModel):
 Preset = Annotated[str, Field(json_schema_extra={"enum": list(PRESETS)})]
 
 
+def _tai_schema() -> dict[str, Any]:
+    """[tai]'s schema, from the profile's own table of §4 items and their ranges."""
+    items = {
+        i: {"type": "integer", "minimum": -MAX_TAI if negative_item(i) else 0,
+            "maximum": 0 if negative_item(i) else MAX_TAI}
+        for i in TAI_IDS
+    }  # fmt: skip
+    return {"type": "object", "properties": items, "additionalProperties": False}
+
+
+def _rules_schema() -> dict[str, Any]:
+    """[rules]' schema, from the profile's own switches and their types."""
+    hints = get_type_hints(Rules)
+    switches = {k: TypeAdapter(hints[k]).json_schema() for k in RULE_KEYS}
+    return {"type": "object", "properties": switches, "additionalProperties": False}
+
+
 class ProfileBody(TypedDict, total=False):
     """A rule profile: a preset with some of its choices changed (taiwan16.md §7; the
     stakes are the session's `base` and `per_tai`)."""
@@ -113,12 +160,15 @@ class ProfileBody(TypedDict, total=False):
         Literal["opening", "dealer"],
         Field(description="seat winds from the 開門位, or the dealer's seat is 東"),
     ]
+    # Each key and value is checked by the profile's own code; the schema is derived from it.
     tai: Annotated[
-        dict[str, int],
+        dict[str, StrictInt],
+        WithJsonSchema(_tai_schema()),
         Field(description="the value of one unit of any §4 item, by id (e.g. full_flush: 8)"),
     ]
     rules: Annotated[
         dict[str, StrictBool | str],
+        WithJsonSchema(_rules_schema()),
         Field(description="§7's switches by name (e.g. ping_hu_wait: two_sided_tile)"),
     ]
 
@@ -228,11 +278,6 @@ class Created(BaseModel):
     id: int
 
 
-class Health(BaseModel):
-    status: Literal["ok"]
-    tables: int = Field(description="tables the service follows")
-
-
 # --- the errors each route declares --------------------------------------------------------
 
 _ERROR: Final[dict[str, Any]] = {"model": ErrorBody}
@@ -243,6 +288,13 @@ _UNAUTHORIZED: Final[dict[str, Any]] = {
 }
 
 
+_TOO_MANY: Final[dict[str, Any]] = {
+    "model": ErrorBody,
+    "description": "too many unknown tokens from this client: wait before the next",
+    "headers": {"Retry-After": {"schema": {"type": "integer"}, "description": "seconds"}},
+}
+
+
 def errors(*codes: int) -> dict[int | str, dict[str, Any]]:
     """The `responses` of a route that can give these error statuses."""
     described = {
@@ -250,19 +302,18 @@ def errors(*codes: int) -> dict[int | str, dict[str, Any]]:
         403: "the token's role may not do this",
         404: "no such table, session, hand, violation or token",
         409: "the table is not in a state that allows it",
+        413: "a body over the limit (refused before it is read)",
         422: "a parameter or body that does not validate (`detail` names the fields)",
     }
-    return {
-        code: _UNAUTHORIZED if code == 401 else {**_ERROR, "description": described[code]}
-        for code in codes
-    }
+    special = {401: _UNAUTHORIZED, 429: _TOO_MANY}
+    return {code: special.get(code) or {**_ERROR, "description": described[code]} for code in codes}
 
 
 READ: Final = errors(422)  # query parameters only
 READ_ONE: Final = errors(404, 422)
-REFEREE: Final = errors(401, 404, 422)
-ADMIN: Final = errors(401, 403, 422)
-BODY: Final = errors(400)  # a route that reads a body
+REFEREE: Final = errors(401, 404, 422, 429)
+ADMIN: Final = errors(401, 403, 422, 429)
+BODY: Final = errors(400, 413)  # a route that reads a body
 
 # --- tokens --------------------------------------------------------------------------------
 
@@ -273,16 +324,27 @@ _bearer = HTTPBearer(
 
 
 async def _authorize(
-    store: Store, credentials: HTTPAuthorizationCredentials | None, needed: Role
+    request: Request, credentials: HTTPAuthorizationCredentials | None, needed: Role
 ) -> TokenRow:
+    """The request's token, if it is valid and may do what `needed` may. A client that
+    guessed too often is refused before its token is looked up (hashed, read in a thread)."""
     if credentials is None:
         raise HTTPException(401, "a bearer token is needed", {"WWW-Authenticate": "Bearer"})
-    token = await asyncio.to_thread(store.token_for, credentials.credentials)
+    limiter: AuthLimiter = request.app.state.auth_limiter
+    client = client_of(request.scope)
+    wait = limiter.retry_after(client)
+    if wait is not None:
+        raise HTTPException(
+            429, f"too many unknown tokens from {client}; try again in {wait} s",
+            {"Retry-After": str(wait)},
+        )  # fmt: skip
+    token = await asyncio.to_thread(request.app.state.store.token_for, credentials.credentials)
     if token is None:
+        limiter.failed(client)
         raise HTTPException(401, "unknown or revoked token", {"WWW-Authenticate": "Bearer"})
     if needed == "admin" and token.role != "admin":
         raise HTTPException(403, f"this needs the admin role; the token is {token.role}")
-    return token
+    return cast(TokenRow, token)
 
 
 _ROLE_OF: dict[Callable[..., Any], Role] = {}  # each token dependency and its role
@@ -295,7 +357,7 @@ def _needs(role: Role) -> Callable[..., Any]:
         request: Request,
         credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
     ) -> TokenRow:
-        return await _authorize(request.app.state.store, credentials, role)
+        return await _authorize(request, credentials, role)
 
     _ROLE_OF[check] = role
     return check
@@ -323,8 +385,22 @@ def csv_name(session: SessionRow) -> str:
     return f"session-{session.id}-{table}-{day}.csv"
 
 
-def create_app(service: Service, store: Store) -> FastAPI:
-    """The app over a running service and its store (the app runs in the service's loop)."""
+def create_app(
+    service: Service,
+    store: Store,
+    *,
+    max_body: int = MAX_BODY,
+    auth_free: int = AUTH_FREE,
+    auth_rate: float = AUTH_RATE,
+    auth_clients: int = AUTH_CLIENTS,
+    ws_per_client: int = WS_PER_CLIENT,
+    ws_total: int = WS_TOTAL,
+) -> FastAPI:
+    """The app over a running service and its store (the app runs in the service's loop).
+
+    `max_body`: bytes a request body may have; `auth_free` unknown tokens a client may
+    present at once, then `auth_rate` a second (of `auth_clients` addresses tracked at
+    most); `ws_per_client` WebSockets from one address and `ws_total` in all."""
     app = FastAPI(
         title="mjtable",
         description="Live state, records and referee tools of automatic mahjong tables "
@@ -335,6 +411,8 @@ def create_app(service: Service, store: Store) -> FastAPI:
     )
     app.state.service = service
     app.state.store = store
+    app.state.auth_limiter = AuthLimiter(auth_free, auth_rate, auth_clients)
+    app.state.sockets = SocketGate(ws_per_client, ws_total)  # .clients, .refused: for health
     needs: dict[Any, Role] = {}  # each endpoint that takes a token, and its role (below)
 
     async def db(call: Any, *args: Any, **kwargs: Any) -> Any:
@@ -349,7 +427,7 @@ def create_app(service: Service, store: Store) -> FastAPI:
         if needed is None:
             return None
         try:
-            await _authorize(store, await _bearer(request), needed)
+            await _authorize(request, await _bearer(request), needed)
         except HTTPException as exc:
             return JSONResponse({"error": exc.detail}, exc.status_code, headers=exc.headers)
         return None
@@ -388,7 +466,11 @@ def create_app(service: Service, store: Store) -> FastAPI:
 
     @app.get("/api/health")
     async def health() -> Health:
-        return Health(status="ok", tables=len(service.tables))
+        """What the service does now: `degraded`, with the reasons, whenever events are not
+        being stored (the database away, the broker away, the locks lost, the writer
+        stalled, the backlog full); the tables it follows and the age of each one's last
+        stored event."""
+        return service.health()
 
     @app.get("/api/tables")
     async def tables() -> list[dict[str, Any]]:
@@ -427,8 +509,11 @@ def create_app(service: Service, store: Store) -> FastAPI:
         return [LogEntry.of(e) for e in entries]
 
     @app.get("/api/sessions", responses=READ)
-    async def sessions(table: TableFilter = None) -> list[SessionRow]:
-        return list(await db(store.sessions, table))
+    async def sessions(
+        table: TableFilter = None, limit: Limit = 100, before: Before = None
+    ) -> list[SessionRow]:
+        """Sessions newest first, a page of `limit` below the session `before`."""
+        return list(await db(store.sessions, table, limit, before))
 
     async def session_or_404(session_id: int) -> SessionRow:
         row = await db(store.session, session_id)
@@ -479,18 +564,31 @@ def create_app(service: Service, store: Store) -> FastAPI:
         table: TableFilter = None,
         session_id: SessionFilter = None,
         status: Literal["open", "confirmed", "dismissed"] | None = None,
+        limit: Limit = 100,
+        before: Before = None,
     ) -> list[ViolationRow]:
-        return list(await db(store.violations, table, session_id, status))
+        """Violations newest first, a page of `limit` below the violation `before`."""
+        return list(await db(store.violations, table, session_id, status, limit, before))
 
     @app.get("/api/faults", responses=READ)
-    async def faults(table: TableFilter = None, session_id: SessionFilter = None) -> list[FaultRow]:
-        return list(await db(store.faults, table, session_id))
+    async def faults(
+        table: TableFilter = None,
+        session_id: SessionFilter = None,
+        limit: Limit = 100,
+        before: Before = None,
+    ) -> list[FaultRow]:
+        """Faults newest first, a page of `limit` below the fault `before`."""
+        return list(await db(store.faults, table, session_id, limit, before))
 
     @app.get("/api/corrections", responses=READ)
     async def corrections(
-        table: TableFilter = None, session_id: SessionFilter = None
+        table: TableFilter = None,
+        session_id: SessionFilter = None,
+        limit: Limit = 100,
+        before: Before = None,
     ) -> list[CorrectionRow]:
-        return list(await db(store.corrections, table, session_id))
+        """Corrections newest first, a page of `limit` below the correction `before`."""
+        return list(await db(store.corrections, table, session_id, limit, before))
 
     # --- writes -----------------------------------------------------------------------
 
@@ -523,9 +621,10 @@ def create_app(service: Service, store: Store) -> FastAPI:
             log_id = await service.correct(table, payload)
         except InvalidEntry as exc:
             raise HTTPException(409, str(exc)) from None
-        # The service answers with the log entry's id; the client's is the correction's.
-        rows = await db(store.corrections, table, None)
-        return Created(id=next(c.id for c in reversed(rows) if c.log_id == log_id))
+        # The service answers with the log entry's id; the client's is the correction's,
+        # among the table's newest (written just now).
+        rows = await db(store.corrections, table, None, 100)
+        return Created(id=next(c.id for c in rows if c.log_id == log_id))
 
     @app.post(
         "/api/violations/{violation_id}/decision", status_code=201, responses={**REFEREE, **BODY}
@@ -540,10 +639,11 @@ def create_app(service: Service, store: Store) -> FastAPI:
             raise HTTPException(404, f"no violation {violation_id}") from None
         return cast(DecisionRow, row)
 
-    @app.get("/api/tokens", responses=errors(401, 403))
-    async def tokens(_: AdminToken) -> list[TokenRow]:
-        """Every token, revoked ones included (never a secret)."""
-        return list(await db(store.tokens))
+    @app.get("/api/tokens", responses=errors(401, 403, 422, 429))
+    async def tokens(_: AdminToken, limit: Limit = 100, before: Before = None) -> list[TokenRow]:
+        """Tokens newest first, revoked ones included (never a secret), a page of `limit`
+        below the token `before`."""
+        return list(await db(store.tokens, limit, before))
 
     @app.post("/api/tokens", status_code=201, responses={**ADMIN, **BODY})
     async def new_token(body: TokenBody, _: AdminToken) -> NewToken:
@@ -562,15 +662,31 @@ def create_app(service: Service, store: Store) -> FastAPI:
 
     async def stream(ws: WebSocket, table: str | None) -> None:
         """A snapshot on connect, then every change (a fresh snapshot when the client
-        lagged), until the client goes."""
+        lagged), until the client goes. Over the caps (per address, in all) the socket is
+        closed at accept with 1013, try again later."""
+        sockets: SocketGate = app.state.sockets
+        client = client_of(ws.scope)
+        refused = sockets.admit(client)
         await ws.accept()
+        if refused is not None:
+            await ws.close(TRY_AGAIN_LATER, refused)
+            return
+        try:
+            await relay(ws, table)
+        finally:
+            sockets.leave(client)
+
+    async def relay(ws: WebSocket, table: str | None) -> None:
         async with service.hub.subscribe(table) as queue:
 
             async def send() -> None:
                 await ws.send_json(snapshot(table))
                 while True:
-                    message = await queue.get()
-                    await ws.send_json(snapshot(table) if message is RESYNC else message)
+                    message = await queue.get()  # JSON text, made once for every client
+                    if message is RESYNC:
+                        await ws.send_json(snapshot(table))
+                    else:
+                        await ws.send_text(message)
 
             async def receive() -> None:  # the client says nothing; this hears it go
                 while (await ws.receive())["type"] != "websocket.disconnect":
@@ -610,6 +726,21 @@ def create_app(service: Service, store: Store) -> FastAPI:
     @app.get("/docs", include_in_schema=False)
     async def docs() -> FileResponse:
         return FileResponse(STATIC / "docs.html")
+
+    api_routes = [r for r in app.routes if isinstance(r, APIRoute)]
+
+    def methods(scope: Any) -> Iterator[str]:
+        for route in api_routes:
+            if route.path_regex.match(scope["path"]):
+                yield from route.methods or ()
+
+    def needs_token(scope: Any) -> bool:
+        return any(
+            route.endpoint in needs and route.matches(scope)[0] is Match.FULL
+            for route in api_routes
+        )
+
+    app.add_middleware(RequestGuard, routing=Routing(methods, needs_token), max_body=max_body)
 
     @app.middleware("http")
     async def security_headers(request: Request, call_next: Any) -> Response:

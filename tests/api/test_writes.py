@@ -66,7 +66,7 @@ async def test_a_new_session_ends_the_one_that_runs(api: Api, game: list[Recorde
     response = await api.client.post("/api/tables/t1/session", json=body, headers=api.as_admin)
     assert response.status_code == 201
     second = response.json()["id"]
-    sessions = await api.get("/api/sessions", table="t1")
+    sessions = (await api.get("/api/sessions", table="t1"))[::-1]  # newest first
     assert [s["id"] for s in sessions] == [first["id"], second]
     assert sessions[0]["ended_at"] is not None and sessions[1]["ended_at"] is None
     assert (sessions[1]["dealer"], sessions[1]["streak"], sessions[1]["round_wind"]) == (2, 1, "S")
@@ -180,12 +180,12 @@ async def test_a_deal_correction_and_a_note(api: Api, game: list[RecordedHand]) 
     note = {"kind": "note", "note": "seat 1 asked for a break"}
     response = await api.client.post("/api/tables/t1/corrections", json=note, headers=api.as_admin)
     assert response.status_code == 201
-    corrections = await api.get("/api/corrections", table="t1")
+    corrections = (await api.get("/api/corrections", table="t1"))[::-1]  # newest first
     assert [c["kind"] for c in corrections] == ["deal", "note"]
     assert corrections[1]["id"] == response.json()["id"]
     assert corrections[0]["body"]["note"] == "sensor misread"
     assert corrections[1]["token_id"] == api.admin_id
-    assert await api.get("/api/corrections", session_id=sid) == corrections
+    assert (await api.get("/api/corrections", session_id=sid))[::-1] == corrections
     assert await api.get(f"/api/sessions/{sid}/ledger") == ledger  # no money moved
     # the next hand is dealt as corrected
     await api.play("t1", events_of(game, "t1")[len(events_of(game[:2], "t1")) :])

@@ -60,7 +60,7 @@ async def test_a_table_stream_sends_a_snapshot_then_each_change(
         states = [m["state"] for m in seen if m["type"] == "state"]
         assert states and not any(has_secret(s) for s in states)
         assert states[-1]["session_id"] is not None  # (the first may be the bridge coming online)
-        stored_violations = await api.get("/api/violations")
+        stored_violations = (await api.get("/api/violations"))[::-1]  # newest first
         flagged = [m["record"] for m in seen if m["type"] == "violation"]
         assert [(v["seq"], v["seat"], v["code"]) for v in flagged] == [
             (v["seq"], v["seat"], v["code"]) for v in stored_violations
