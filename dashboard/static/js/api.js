@@ -47,6 +47,28 @@ export function postJSON(url, body, options = {}) {
   return request("POST", url, { ...options, body });
 }
 
+export const PAGE_MAX = 1000; // the most rows a list route gives in one page
+
+/**
+ * Every row of a list route (the service answers a page at a time, newest first, below
+ * `before`), oldest first. For a list the page needs whole: the referee's open
+ * violations, a session's records.
+ */
+export async function getAll(url, options) {
+  const rows = [];
+  let before = null;
+  for (;;) {
+    const page = new URL(url, location.origin);
+    page.searchParams.set("limit", String(PAGE_MAX));
+    if (before !== null) page.searchParams.set("before", String(before));
+    const got = await getJSON(page.pathname + page.search, options);
+    rows.push(...got);
+    if (got.length < PAGE_MAX) break;
+    before = got[got.length - 1].id;
+  }
+  return rows.reverse();
+}
+
 export const BACKOFF_FIRST = 500; // ms
 export const BACKOFF_MAX = 10_000; // ms
 

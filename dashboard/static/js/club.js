@@ -1,6 +1,6 @@
 // index.html: every table at a glance (50 on one screen), live over /api/ws.
 
-import { getJSON, LiveSocket } from "./api.js";
+import { getAll, getJSON, LiveSocket } from "./api.js";
 import { dealerLabel, playerName, roundLabel } from "./board.js";
 import { $, fill, h } from "./dom.js";
 import { money, t } from "./i18n.js";
@@ -116,7 +116,7 @@ function scheduleRender() {
 
 async function refreshViolations() {
   try {
-    const rows = await getJSON("/api/violations?status=open");
+    const rows = await getAll("/api/violations?status=open");
     openViolations.clear();
     for (const row of rows) openViolations.set(row.table, (openViolations.get(row.table) ?? 0) + 1);
     scheduleRender();

@@ -2,7 +2,7 @@
 // violations to confirm or dismiss, corrections (the next deal, a penalty, a note), and the
 // recent corrections and sensor faults. New violations appear live (/api/ws).
 
-import { ApiError, getJSON, LiveSocket, postJSON } from "./api.js";
+import { ApiError, getAll, getJSON, LiveSocket, postJSON } from "./api.js";
 import { $, fill, h } from "./dom.js";
 import { dateTime, faultRule, t, violationRule, windName } from "./i18n.js";
 import { ConnectionView, setupPage } from "./ui.js";
@@ -72,15 +72,15 @@ function when(at) {
 async function loadAll() {
   try {
     const [v, f, c, tb, ss] = await Promise.all([
-      getJSON("/api/violations?status=open"),
-      getJSON("/api/faults"),
-      getJSON("/api/corrections"),
+      getAll("/api/violations?status=open"),
+      getJSON("/api/faults?limit=20"), // the newest, newest first
+      getJSON("/api/corrections?limit=20"),
       getJSON("/api/tables"),
-      getJSON("/api/sessions"),
+      getAll("/api/sessions"),
     ]);
     violations = v;
-    faults = f.slice(-20).reverse();
-    corrections = c.slice(-20).reverse();
+    faults = f;
+    corrections = c;
     tables = tb;
     sessions = new Map(ss.map((s) => [s.id, s]));
   } catch (exc) {

@@ -3,7 +3,7 @@
 // /api/hands/{id}/events; a service without that route answers 404 and the stepper is
 // hidden). Without an id: the list of sessions.
 
-import { ApiError, getJSON, LiveSocket } from "./api.js";
+import { ApiError, getAll, getJSON, LiveSocket } from "./api.js";
 import { dealerLabel, playerName, renderBoard } from "./board.js";
 import { $, fill, h, param } from "./dom.js";
 import { dateTime, faultRule, itemName, lang, money, t, tileName, violationRule, windName } from "./i18n.js";
@@ -44,8 +44,8 @@ async function load() {
     const [ledger, hands, violations, faults] = await Promise.all([
       getJSON(`/api/sessions/${encodeURIComponent(id)}/ledger`),
       allHands(session.table, session.id),
-      getJSON(`/api/violations?session_id=${encodeURIComponent(id)}`),
-      getJSON(`/api/faults?session_id=${encodeURIComponent(id)}`),
+      getAll(`/api/violations?session_id=${encodeURIComponent(id)}`),
+      getAll(`/api/faults?session_id=${encodeURIComponent(id)}`),
     ]);
     let live = null;
     try {
@@ -252,7 +252,7 @@ async function renderList() {
   for (const el of document.querySelectorAll(".doc-section")) el.hidden = true;
   let sessions;
   try {
-    sessions = await getJSON("/api/sessions");
+    sessions = await getAll("/api/sessions");
   } catch (exc) {
     fill($("#info"), h("p", { class: "notice-inline" }, t("load.error", { error: exc.message })));
     return;
