@@ -25,8 +25,12 @@ from pydantic import (
 )
 
 from firmware_bridge.protocol import catalogue as c
+from firmware_bridge.protocol.frame import MAX_PAYLOAD
 
 SCHEMA_VERSION: Final = 1
+TABLE_PATTERN: Final = r"^[A-Za-z0-9_-]{1,32}$"  # as the bridge's --table (settings.py)
+MAX_SEQ: Final = 2**63 - 1  # an event's seq: the store keeps it as a BIGINT
+INVALID_ERROR_MAX: Final = 2000  # an `invalid` body's reason, in characters
 E = TypeVar("E", bound=IntEnum)
 
 
@@ -157,10 +161,15 @@ class Invalid(_Body):
     """An intact frame the bridge could not read: kept so the event numbering has no hole."""
 
     kind: Literal["invalid"] = "invalid"
-    type: int = Field(description="the frame's message type code")
-    payload_hex: str = Field(description="the refused payload, in hex")
+    type: int = Field(ge=0, le=0xFF, description="the frame's message type code")
+    payload_hex: str = Field(
+        max_length=2 * MAX_PAYLOAD,
+        pattern=r"^([0-9a-f]{2})*$",
+        description=f"the refused payload, in hex (a frame's at most {MAX_PAYLOAD} bytes)",
+    )
     error: str = Field(
-        description="why the catalogue (or, for a body it accepted, the schema) refused it"
+        max_length=INVALID_ERROR_MAX,
+        description="why the catalogue (or, for a body it accepted, the schema) refused it",
     )
 
 
@@ -180,12 +189,21 @@ class Event(_Model):
     """One controller event. Consumers are idempotent on (table, boot_id, seq)."""
 
     schema_version: Literal[1] = Field(default=SCHEMA_VERSION, description="this schema's version")
-    table: str = Field(description="the table's name, as the bridge's --table and the topic")
+    table: str = Field(
+        pattern=TABLE_PATTERN,
+        description="the table's name, as the bridge's --table and the topic",
+    )
     boot_id: int = Field(
         ge=0, le=0xFFFFFFFF, description="the controller's boot id, new on every reset"
     )
-    seq: int = Field(description="per boot, from 1 normally, never wraps; a jump is a gap")
-    ts: float = Field(description="bridge receive time, Unix seconds")
+    seq: int = Field(
+        ge=1,
+        le=MAX_SEQ,
+        description="per boot, from 1, never wraps; a jump is a gap (the store's BIGINT range)",
+    )
+    ts: float = Field(
+        allow_inf_nan=False, description="bridge receive time, Unix seconds (a finite number)"
+    )
     body: EventBody = Field(description="what the table saw; `kind` names it")
 
     @property
@@ -328,7 +346,9 @@ class BridgeRequest(_Model):
 
 class EventKey(_Model):
     boot_id: int = Field(ge=0, le=0xFFFFFFFF)
-    seq: int = Field(ge=0, le=2**63 - 1, description="an Event's seq (SQLite's integer range)")
+    seq: int = Field(
+        ge=0, le=MAX_SEQ, description="an Event's seq; 0 names the start of boot `boot_id`"
+    )
 
 
 class ReplayRequest(_Model):

@@ -44,6 +44,7 @@ from table_service.mirror.records import (
     SettleKindName,
     unreadable_fault_code,
 )
+from table_service.mirror.seqs import BootSeqs
 from table_service.mirror.session import WINDS, SessionStart
 from table_service.mirror.state import HandState, SeatState
 from table_service.mirror.wins import WinsMixin
@@ -182,24 +183,30 @@ class TableMirror(DrawingMixin, ClaimsMixin, WinsMixin):
     # --- bookkeeping ---------------------------------------------------------------
 
     def _admit(self, boot_id: int, seq: int) -> bool:
-        """False for a duplicate; a jump in seq is a `gap` fault (the events are missing)."""
-        seen = self._seen.get(boot_id)
-        if seen is None:
+        """False for a duplicate; a jump in seq is a `gap` fault (the events are missing).
+
+        The holes are ranges (seqs.py): a boot that begins at seq 2**63 - 1 costs nothing.
+        """
+        seqs = self._boot_seqs()
+        boot = seqs.get(boot_id)
+        if boot is None:
             if seq > 1:
                 self._gap(f"boot {boot_id} begins at seq {seq}: events 1–{seq - 1} are missing")
-            self._seen[boot_id] = (seq, set(range(1, seq)))
+            seqs[boot_id] = BootSeqs(seq, [(1, seq - 1)] if seq > 1 else [])
             return True
-        top, holes = seen
-        if seq <= top:
-            if seq in holes:
-                holes.discard(seq)
-                return True
-            return False
-        if seq > top + 1:
-            self._gap(f"seq jumped from {top} to {seq} (boot {boot_id})")
-            holes.update(range(top + 1, seq))
-        self._seen[boot_id] = (seq, holes)
-        return True
+        if seq > boot.top + 1:
+            self._gap(f"seq jumped from {boot.top} to {seq} (boot {boot_id})")
+        return boot.admit(seq)
+
+    def _boot_seqs(self) -> dict[int, BootSeqs]:
+        """Each boot's seqs seen; a mirror pickled when holes were sets is converted once."""
+        seqs: dict[int, BootSeqs] | None = self.__dict__.get("_seqs")
+        if seqs is None:
+            old = self._seen.items()
+            seqs = {boot: BootSeqs.from_set(top, holes) for boot, (top, holes) in old}
+            self._seen.clear()
+            self._seqs = seqs
+        return seqs
 
     def _gap(self, detail: str) -> None:
         self.gaps += 1
