@@ -221,6 +221,7 @@ async def test_replay_fills_a_consumers_gap_from_the_history(tmp_path: Path, mqt
         after = {"boot_id": 0xAB1E, "seq": 10}
         await rec.publish("bridge/request/replay", {"after": after, "transaction": "r1"})
         await rec.wait(lambda: len(rec.events()) == 50)
+        await rec.wait(lambda: bool(rec.on("bridge/response/replay")))  # may follow the events
         answered = rec.last_json("bridge/response/replay")["data"]
         assert answered == {"queued": 20, "already_queued": 0}
         again = [e.seq for e in rec.events()[30:]]
