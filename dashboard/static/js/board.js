@@ -1,8 +1,9 @@
 // The table as the players sit: seat 0 at the bottom, then counter-clockwise (seat s+1 is
 // the 下家 of seat s): right, top, left. Each seat: wind, name, running score, the dealer's
-// 連N拉N badge, status, exposed melds, concealed tiles as backs (never their faces during
-// play: the API does not send them), flowers and discards. In the middle: round and hand,
-// tiles left and the reserve, the dice, whose move and the discard that may be claimed.
+// 連N拉N badge, status, melds (an 暗槓 face down), concealed tiles as backs (never their
+// faces during play: the API does not send them, nor an 暗槓's), flowers and discards. In
+// the middle: round and hand, tiles left and the reserve, the dice, whose move and the
+// discard that may be claimed.
 //
 // renderBoard(state) builds it from GET /api/tables/{t} (or a stepper's picture, which may
 // add `concealed` codes per seat for a finished hand).
@@ -51,11 +52,18 @@ function winOnly(hand) {
   return (hand.turn === (from + 1) % 4 && hand.step === "discard") || (hand.drawable ?? 99) <= 3;
 }
 
+/** A meld. An 暗槓 in play comes with its kind alone (the public state says only that
+ *  the seat holds one): four backs, never a face. With its tiles (the hand is over, or a
+ *  stepper's picture) its middle two are turned up. */
 function meldView(meld) {
-  const tiles = meld.kind === "kong_concealed"
-    ? meld.tiles.map((code, i) => (i === 0 || i === 3 ? back("tile--meld") : tile(code, "tile--meld")))
-    : meld.tiles.map((code) => tile(code, "tile--meld"));
-  return h("span", { class: `meld meld--${meld.kind}`, title: t(`meld.${meld.kind}`) }, tiles);
+  const codes = Array.isArray(meld.tiles) ? meld.tiles : [];
+  const hidden = meld.kind === "kong_concealed" && codes.length !== 4;
+  let tiles;
+  if (hidden) tiles = [0, 1, 2, 3].map(() => back("tile--meld"));
+  else if (meld.kind === "kong_concealed") {
+    tiles = codes.map((code, i) => (i === 0 || i === 3 ? back("tile--meld") : tile(code, "tile--meld")));
+  } else tiles = codes.map((code) => tile(code, "tile--meld"));
+  return h("span", { class: ["meld", `meld--${meld.kind}`, hidden && "meld--face-down"], title: t(`meld.${meld.kind}`) }, tiles);
 }
 
 function statusChips(state, seat, seatData, claim) {
