@@ -8,11 +8,12 @@ already acknowledged. So a consumer must drop redeliveries on the event key
 
 Two layers:
 
-- `StreamOrder`: the bookkeeping, sans-I/O (no asyncio, no MQTT; the caller passes
-  the time). It takes events (or raw payloads) and returns what is now deliverable:
-  per table, boot by boot in arrival order, each boot in seq order from 1, an event
-  after a hole held back until the hole is filled, or given up after `gap_timeout`
-  and reported as a `Gap` (the mirror records a `gap` fault).
+- `StreamOrder` (order.py): the bookkeeping, sans-I/O (no asyncio, no MQTT; the caller
+  passes the time). It takes events (or raw payloads) and returns what is now
+  deliverable: per table, boot by boot, each boot in seq order from 1, an event after a
+  hole held back until the hole is filled, or given up after `gap_timeout` and reported
+  as a `Gap` (the mirror records a `gap` fault). It trusts nothing on the stream: see
+  its docstring for the bounds (payloads, held events, tables, boots, conflicts).
 - `Consumer`: a thin aiomqtt client around it: a persistent session, reconnects
   through broker restarts, replay requests, and the callbacks.
 """
@@ -24,304 +25,38 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 import aiomqtt
-from pydantic import ValidationError
 
 from firmware_bridge.messages import Event, EventKey, ReplayRequest
 from firmware_bridge.stopping import cancel_and_wait
+from table_service.live.order import (
+    GAP_TIMEOUT,
+    MAX_CANDIDATE,
+    MAX_PENDING,
+    REORDER_WINDOW,
+    Conflict,
+    Delivery,
+    Gap,
+    Hole,
+    Point,
+    Status,
+    Step,
+    StreamCounts,
+    StreamOrder,
+    SuspectBoot,
+    WaitingTable,
+)
+
+__all__ = [
+    "GAP_TIMEOUT", "REORDER_WINDOW", "Conflict", "Consumer", "Delivery", "Gap", "Hole",
+    "Point", "Status", "Step", "StreamCounts", "StreamOrder", "SuspectBoot", "WaitingTable",
+]  # fmt: skip
 
 log = logging.getLogger(__name__)
 
-GAP_TIMEOUT = 10.0  # seconds a hole may block delivery before it is given up as a gap
-REORDER_WINDOW = 1.0  # seconds a hole may stay open before a replay is asked
-REPLAY_BACKOFF_MAX = 8.0  # longest wait between replay requests from the same point
 RECONNECT_DELAY = 0.2
-
-
-@dataclass(frozen=True)
-class Gap:
-    """Seqs `first`..`last` of a boot that will never be delivered: record a `gap` fault.
-
-    `late` is True when the gap was found only because its events arrived after the
-    stream had moved on to a later boot (the old boot's tail came by replay too late).
-    """
-
-    table: str
-    boot_id: int
-    first: int
-    last: int
-    late: bool = False
-
-
-@dataclass(frozen=True)
-class Hole:
-    """Seqs `first`..`last` of a boot, missing, that hold back the table's delivery."""
-
-    table: str
-    boot_id: int
-    first: int
-    last: int
-    since: float  # when it last blocked delivery without progress (the caller's clock)
-
-
-Delivery = Event | Gap
-Status = Literal["new", "duplicate", "late", "invalid"]
-
-
-@dataclass(frozen=True)
-class Step:
-    """What one arrival did: its status, and what became deliverable, in order.
-
-    `new`: first time seen (held or delivered); `duplicate`: a redelivery, dropped;
-    `late`: first seen after its place was given up, dropped; `invalid`: refused.
-    """
-
-    status: Status
-    event: Event | None = None
-    out: tuple[Delivery, ...] = ()
-    error: str | None = None
-
-
-@dataclass
-class StreamCounts:
-    received: int = 0  # valid events, redeliveries included
-    delivered: int = 0
-    duplicates: int = 0
-    late: int = 0
-    invalid: int = 0
-    gaps: int = 0
-
-
-@dataclass
-class _Boot:
-    boot_id: int
-    passed: int = 0  # the highest seq delivered or given up
-    pending: dict[int, Event] = field(default_factory=dict)  # held behind a hole
-    skipped: list[tuple[int, int]] = field(default_factory=list)  # ranges given up
-    closed: bool = False  # a later boot has taken over the table's delivery
-
-    def was_skipped(self, seq: int) -> bool:
-        return any(first <= seq <= last for first, last in self.skipped)
-
-    def skip_to(self, last: int) -> tuple[int, int]:
-        gone = (self.passed + 1, last)
-        self.skipped.append(gone)
-        self.passed = last
-        return gone
-
-
-@dataclass
-class TableStream:
-    """One table's boots in arrival order and how far delivery has come."""
-
-    name: str
-    boots: dict[int, _Boot] = field(default_factory=dict)
-    order: list[_Boot] = field(default_factory=list)  # the boots in arrival order
-    at: int = 0  # the index in `order` of the boot being delivered
-    last: tuple[int, int] | None = None  # the last event delivered (boot_id, seq)
-    hole_since: float | None = None
-    hold_boots_until: float = float("-inf")
-    asked: tuple[int, int] | None = None  # the point of the last replay asked
-    asked_at: float = float("-inf")
-    ask_every: float = REORDER_WINDOW
-
-    def boot(self, boot_id: int) -> _Boot:
-        """The boot of that id, a new one (after all others) if first seen."""
-        found = self.boots.get(boot_id)
-        if found is None:
-            found = self.boots[boot_id] = _Boot(boot_id)
-            self.order.append(found)
-        return found
-
-    def current(self) -> _Boot | None:
-        """The boot being delivered: the first one not taken over."""
-        return self.order[self.at] if self.at < len(self.order) else None
-
-    def release(self, now: float) -> list[Event]:
-        """Deliver what follows the delivery point with no hole before it, boot by boot."""
-        out: list[Event] = []
-        while (boot := self.current()) is not None:
-            while (event := boot.pending.pop(boot.passed + 1, None)) is not None:
-                boot.passed += 1
-                self.last = (boot.boot_id, boot.passed)
-                out.append(event)
-            if boot.pending or self.at + 1 >= len(self.order) or now < self.hold_boots_until:
-                break
-            boot.closed = True  # whole as far as we can know, and a later boot has begun
-            self.at += 1
-        boot = self.current()
-        if boot is None or not boot.pending:
-            self.hole_since = None
-        elif self.hole_since is None or out:
-            self.hole_since = now  # a hole, new or left after progress: its clock starts
-        return out
-
-    def hole(self) -> Hole | None:
-        boot = self.current()
-        if boot is None or not boot.pending or self.hole_since is None:
-            return None
-        first = boot.passed + 1
-        return Hole(self.name, boot.boot_id, first, min(boot.pending) - 1, self.hole_since)
-
-
-class StreamOrder:
-    """Every table's events in order, exactly once: dedupe, holes, gaps. No I/O.
-
-    Per table, boots are delivered in the order their first event arrived; each
-    boot in seq order from 1 (a controller reboot starts a new boot at 1). A boot
-    is taken over by the next one once it has no hole left: its tail, if lost, is
-    not knowable from the stream alone (only a replay brings it; see `reconnected`).
-    Memory per table is the events held behind holes, not the history.
-    """
-
-    def __init__(
-        self, gap_timeout: float = GAP_TIMEOUT, reorder_window: float = REORDER_WINDOW
-    ) -> None:
-        self.gap_timeout = gap_timeout
-        self.reorder_window = reorder_window
-        self.tables: dict[str, TableStream] = {}
-        self.counts = StreamCounts()
-
-    def receive(self, payload: bytes | str, now: float, table: str | None = None) -> Step:
-        """Parse one published payload and offer it; a bad one is counted, never raised.
-
-        `table`, when given (from the topic), must be the event's own.
-        """
-        try:
-            event = Event.model_validate_json(payload)
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"]) or "payload"
-            return self._refuse(f"{where}: {first['msg']}")
-        if table is not None and event.table != table:
-            return self._refuse(f"table: {event.table!r} published under {table!r}")
-        return self.offer(event, now)
-
-    def offer(self, event: Event, now: float) -> Step:
-        """Take one event; return its status and the deliveries it made possible."""
-        if event.seq < 1:
-            return self._refuse(f"seq: {event.seq} (counts from 1)")
-        self.counts.received += 1
-        stream = self.tables.get(event.table)
-        if stream is None:
-            stream = self.tables[event.table] = TableStream(
-                event.table, ask_every=self.reorder_window
-            )
-        boot = stream.boot(event.boot_id)
-        seq = event.seq
-        if seq <= boot.passed:
-            if boot.was_skipped(seq):
-                self.counts.late += 1
-                return Step("late", event)
-            self.counts.duplicates += 1
-            return Step("duplicate", event)
-        if seq in boot.pending:
-            self.counts.duplicates += 1
-            return Step("duplicate", event)
-        if boot.closed:  # the table moved on to a later boot: this can't come in order
-            first, last = boot.skip_to(seq)
-            self.counts.late += 1
-            self.counts.gaps += 1
-            return Step("late", event, (Gap(stream.name, boot.boot_id, first, last, late=True),))
-        boot.pending[seq] = event
-        out = stream.release(now)
-        self.counts.delivered += len(out)
-        return Step("new", event, tuple(out))
-
-    def expire(self, now: float) -> list[Delivery]:
-        """Give up holes that blocked delivery for `gap_timeout`, and deliver past them.
-
-        Each given-up hole comes out as a `Gap`, in its place in the order. Also ends
-        a boot hold (see `reconnected`) whose time is up. Call it every so often.
-        """
-        out: list[Delivery] = []
-        for stream in self.tables.values():
-            out += self._expire(stream, now)
-        return out
-
-    def give_up(self, table: str, now: float) -> list[Delivery]:
-        """Give up the table's holes now, whatever their age (e.g. the bridge answered
-        that its history no longer holds them), and deliver past them."""
-        stream = self.tables.get(table)
-        return [] if stream is None else self._expire(stream, now, force=True)
-
-    def _expire(self, stream: TableStream, now: float, force: bool = False) -> list[Delivery]:
-        out: list[Delivery] = list(stream.release(now))
-        while (hole := stream.hole()) is not None and (
-            force or now - hole.since >= self.gap_timeout
-        ):
-            stream.boots[hole.boot_id].skip_to(hole.last)
-            self.counts.gaps += 1
-            out.append(Gap(stream.name, hole.boot_id, hole.first, hole.last))
-            out += stream.release(now)
-        self.counts.delivered += sum(isinstance(d, Event) for d in out)
-        return out
-
-    def holes(self) -> list[Hole]:
-        """Each table's blocking hole, if it has one."""
-        return [h for s in self.tables.values() if (h := s.hole()) is not None]
-
-    def pointer(self, table: str) -> tuple[int, int] | None:
-        """The last event of the table delivered, i.e. held with no hole before it."""
-        stream = self.tables.get(table)
-        return None if stream is None else stream.last
-
-    def due_replays(self, now: float) -> list[tuple[str, tuple[int, int]]]:
-        """The tables whose hole outlived the reorder window, and the point to replay from.
-
-        Asks again from the same point with a doubling interval (a replay queued behind
-        a long backlog is slow, not lost). A table with nothing delivered yet has no
-        point to name: its leading hole is waited for, then given up (asking for all
-        the bridge keeps would bring older boots in after newer ones).
-        """
-        due: list[tuple[str, tuple[int, int]]] = []
-        for stream in self.tables.values():
-            hole = stream.hole()
-            point = stream.last
-            if hole is None or point is None or now - hole.since < self.reorder_window:
-                continue
-            if point != stream.asked:
-                stream.ask_every = self.reorder_window
-            elif now - stream.asked_at < stream.ask_every:
-                continue
-            else:
-                stream.ask_every = min(stream.ask_every * 2, REPLAY_BACKOFF_MAX)
-            stream.asked, stream.asked_at = point, now
-            due.append((stream.name, point))
-        return due
-
-    def reconnected(self, now: float) -> list[tuple[str, tuple[int, int]]]:
-        """After a reconnect: what each table should replay from, and hold clocks reset.
-
-        Whatever was lost while away is asked for again; open holes get a full
-        `gap_timeout` for the replay to fill them; and for a reorder window no boot
-        is taken over by a newer one, so a replayed tail of the old boot is not late.
-        """
-        due: list[tuple[str, tuple[int, int]]] = []
-        for stream in self.tables.values():
-            if stream.hole_since is not None:
-                stream.hole_since = now
-            stream.hold_boots_until = now + self.reorder_window
-            if stream.last is not None:
-                stream.asked, stream.asked_at = stream.last, now
-                stream.ask_every = self.reorder_window
-                due.append((stream.name, stream.last))
-        return due
-
-    def resume(self, table: str, boot_id: int, seq: int) -> None:
-        """Start a table after an event already handled (a service restart's saved point)."""
-        if table in self.tables:
-            raise ValueError(f"table {table!r} already has a stream")
-        stream = self.tables[table] = TableStream(table, ask_every=self.reorder_window)
-        stream.boot(boot_id).passed = seq
-        stream.last = (boot_id, seq) if seq > 0 else None
-
-    def _refuse(self, error: str) -> Step:
-        self.counts.invalid += 1
-        return Step("invalid", error=error)
 
 
 def _payload_bytes(payload: Any) -> bytes:
@@ -342,6 +77,13 @@ class Consumer:
     quick and synchronous. One that raises is logged and counted, never propagated.
     `on_arrival` sees every valid event as it arrives, redeliveries included (for a
     recorder); `on_invalid(topic, payload, error)` each refused payload.
+
+    The stream is not trusted: `on_suspect` gets each newer boot dropped for never
+    earning the table (`SuspectBoot`: record a fault); `on_conflict(table, boot_id, seq,
+    delivered, arrived)` each key that arrived again with other content (once per key:
+    record a `conflict` fault with both); `may_follow(table)` is asked on the first event
+    of a table not followed (False: refused, listed in `waiting_tables()`; `follow`
+    starts it later). `pause()` / `resume()` are the service's backpressure.
     """
 
     def __init__(
@@ -359,6 +101,11 @@ class Consumer:
         reorder_window: float = REORDER_WINDOW,
         reconnect_delay: float = RECONNECT_DELAY,
         client_options: Mapping[str, Any] | None = None,
+        on_suspect: Callable[[SuspectBoot], None] | None = None,
+        on_conflict: Callable[[str, int, int, Event, Event], None] | None = None,
+        may_follow: Callable[[str], bool] | None = None,
+        max_pending: int = MAX_PENDING,
+        max_candidate: int = MAX_CANDIDATE,
     ) -> None:
         self.hostname = hostname
         self.port = port
@@ -368,9 +115,14 @@ class Consumer:
         self.on_gap = on_gap
         self.on_arrival = on_arrival
         self.on_invalid = on_invalid
+        self.on_suspect = on_suspect
+        self.on_conflict = on_conflict
         self.reconnect_delay = reconnect_delay
         self.client_options = dict(client_options or {})  # username, password, tls_params …
-        self.order = StreamOrder(gap_timeout, reorder_window)
+        self.order = StreamOrder(
+            gap_timeout, reorder_window, max_pending=max_pending,
+            max_candidate=max_candidate, may_follow=may_follow,
+        )  # fmt: skip
         self.subscribed = asyncio.Event()  # set once the first subscription is in place
         self.replays_asked = 0
         self.reconnects = 0
@@ -430,9 +182,10 @@ class Consumer:
             ):  # fmt: skip
                 pass
 
-    async def request_replay(self, table: str, after: tuple[int, int] | None) -> bool:
+    async def request_replay(self, table: str, after: Point | None) -> bool:
         """Ask a table's bridge to publish again every event after `after` (None: all it
-        keeps). False when not connected (a reconnect asks anyway)."""
+        keeps; (boot, 0): that boot from its start). False when not connected (a
+        reconnect asks anyway). Not rate-limited: `StreamOrder` limits its own asks."""
         client = self._client
         if client is None:
             return False
@@ -448,6 +201,27 @@ class Consumer:
             return False
         return True
 
+    async def follow(self, table: str) -> bool:
+        """Follow a table not followed so far (`may_follow` said no); asks its bridge for
+        the boot last heard of from its start. False when nothing was asked."""
+        after = self.order.follow(table, time.monotonic())
+        return after is not None and await self.request_replay(table, after)
+
+    def waiting_tables(self) -> list[WaitingTable]:
+        """Tables heard but not followed: name, events refused, the latest key."""
+        return self.order.waiting_tables()
+
+    def pause(self) -> None:
+        """Backpressure: hold and deliver nothing new (arrivals are deferred) until `resume`."""
+        self.order.pause()
+
+    async def resume(self) -> int:
+        """End a pause: ask the replays of what was deferred meanwhile; how many were asked."""
+        asked = 0
+        for table, after in self.order.unpause(time.monotonic()):
+            asked += await self.request_replay(table, after)
+        return asked
+
     def give_up(self, table: str) -> None:
         """Deliver past the table's holes now (the bridge cannot fill them)."""
         self._deliver(self.order.give_up(table, time.monotonic()))
@@ -461,12 +235,26 @@ class Consumer:
             log.exception("event stream: handling a message on %s", topic)
             return Step("invalid", error=f"internal: {exc}")
         if step.status == "invalid":
-            log.warning("event stream: refused on %s: %s (%r)", topic, step.error, payload[:200])
+            log.warning(
+                "event stream: refused on %.200s: %s (%r)", topic, step.error, payload[:200]
+            )
             self._call(self.on_invalid, topic, payload, step.error or "")
         elif step.event is not None:
             self._call(self.on_arrival, step.event)
+        if step.conflict is not None:
+            self._conflict(step.conflict)
         self._deliver(step.out)
         return step
+
+    def _conflict(self, found: Conflict) -> None:
+        log.warning(
+            "event stream: %s boot %d seq %d arrived again with other content (kept the first)",
+            found.table, found.boot_id, found.seq,
+        )  # fmt: skip
+        self._call(
+            self.on_conflict, found.table, found.boot_id, found.seq, found.delivered,
+            found.arrived,
+        )  # fmt: skip
 
     def _table_of(self, topic: str) -> str | None:
         prefix, suffix = f"{self.base}/", "/event"
@@ -482,6 +270,12 @@ class Consumer:
                     item.boot_id, item.first, item.last, " (arrived late)" if item.late else "",
                 )  # fmt: skip
                 self._call(self.on_gap, item)
+            elif isinstance(item, SuspectBoot):
+                log.warning(
+                    "event stream: %s boot %d (from seq %d, %d events) dropped: %s",
+                    item.table, item.boot_id, item.first_seq, item.count, item.reason,
+                )  # fmt: skip
+                self._call(self.on_suspect, item)
             else:
                 self._call(self.on_event, item)
 
