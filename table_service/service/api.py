@@ -40,6 +40,7 @@ from pydantic import (
     field_validator,
 )
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import HTTPConnection
 from starlette.routing import Match
 from starlette.websockets import WebSocketDisconnect
 from typing_extensions import TypedDict
@@ -401,6 +402,23 @@ def create_app(
     `max_body`: bytes a request body may have; `auth_free` unknown tokens a client may
     present at once, then `auth_rate` a second (of `auth_clients` addresses tracked at
     most); `ws_per_client` WebSockets from one address and `ws_total` in all."""
+    query_names: dict[Any, frozenset[str]] = {}  # each endpoint's query parameters (below)
+
+    async def known_query(connection: HTTPConnection) -> None:
+        """A query parameter no route takes is refused, not ignored: the schema says
+        exactly what the API takes."""
+        known = query_names.get(connection.scope.get("endpoint"))
+        if known is None or connection.scope["type"] != "http":
+            return
+        unknown = sorted({k for k in connection.query_params if k not in known})
+        if unknown:
+            taken = ", ".join(sorted(known)) or "none"
+            raise RequestValidationError([
+                {"loc": ("query", name), "msg": f"unknown parameter (taken: {taken})",
+                 "type": "extra_forbidden"}
+                for name in unknown
+            ])  # fmt: skip
+
     app = FastAPI(
         title="mjtable",
         description="Live state, records and referee tools of automatic mahjong tables "
@@ -408,6 +426,7 @@ def create_app(
         version="1",
         docs_url=None,  # served below from vendored files: nothing from a CDN
         redoc_url=None,
+        dependencies=[Depends(known_query)],
     )
     app.state.service = service
     app.state.store = store
@@ -728,6 +747,8 @@ def create_app(
         return FileResponse(STATIC / "docs.html")
 
     api_routes = [r for r in app.routes if isinstance(r, APIRoute)]
+    for route in api_routes:
+        query_names[route.endpoint] = frozenset(p.alias for p in route.dependant.query_params)
 
     def methods(scope: Any) -> Iterator[str]:
         for route in api_routes:

@@ -194,6 +194,10 @@ async def test_bad_query_parameters_are_a_422(api: Api) -> None:
         ("/api/hands/-1", {}, ["path", "hand_id"]),
         ("/api/sessions/18446744073709551616", {}, ["path", "session_id"]),
         ("/api/sessions/1/export", {"format": "pdf"}, ["query", "format"]),
+        ("/api/violations", {"colour": "red"}, ["query", "colour"]),  # unknown, not ignored
+        ("/api/health", {"verbose": "1"}, ["query", "verbose"]),
+        ("/api/faults", {"limit": 1001}, ["query", "limit"]),
+        ("/api/sessions", {"before": 0}, ["query", "before"]),
     ]:
         response = await api.client.get(url, params=params)
         assert response.status_code == 422, (url, params, response.text)
