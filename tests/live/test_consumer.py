@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import uuid
 from collections.abc import AsyncIterator, Sequence
+from typing import Any
 from urllib.parse import urlsplit
 
 import aiomqtt
@@ -256,7 +257,7 @@ class FakeBridge:
 
 
 @contextlib.asynccontextmanager
-async def running(url: str, history: list[Event], **options: float) -> AsyncIterator[
+async def running(url: str, history: list[Event], **options: Any) -> AsyncIterator[
     tuple[Consumer, FakeBridge, list[Delivery]]
 ]:  # fmt: skip
     """A consumer and a fake bridge on `url`, topics and session of this test alone."""
