@@ -8,6 +8,7 @@ a simulated game and answers replay requests from its history, as the bridge doe
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import random
 import signal
@@ -16,6 +17,7 @@ import sys
 import urllib.request
 import uuid
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -32,29 +34,40 @@ MJTABLE = str(Path(sys.executable).with_name("mjtable"))
 class Server:
     """`mjtable serve` as a child process that can be killed without warning."""
 
-    def __init__(self, mqtt_url: str, db_url: str, base: str, data_dir: Path) -> None:
+    def __init__(self, mqtt_url: str, db_url: str, base: str, data_dir: Path, *more: str) -> None:
         self.port = free_port()
         self.args = [
             MJTABLE, "serve", "--mqtt", mqtt_url, "--db", db_url, "--base-topic", base,
             "--client-id", base, "--port", str(self.port), "--data-dir", str(data_dir),
-            "--snapshot-every", "97", "--log-level", "WARNING",
+            "--snapshot-every", "97", "--log-level", "WARNING", *more,
         ]  # fmt: skip
         self.proc: subprocess.Popen[bytes] | None = None
         self.starts = 0
+        self.log = data_dir / f"serve-{uuid.uuid4().hex[:6]}.log"  # every start's stderr
 
     async def start(self) -> None:
-        self.proc = subprocess.Popen(self.args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        with self.log.open("ab") as log:
+            self.proc = subprocess.Popen(self.args, stdout=subprocess.DEVNULL, stderr=log)
         self.starts += 1
         url = f"http://127.0.0.1:{self.port}/api/health"
         async with asyncio.timeout(60):
             while True:
                 if self.proc.poll() is not None:
-                    raise RuntimeError(f"serve exited: {self.proc.stderr.read().decode()[-2000:]}")  # type: ignore[union-attr]
+                    raise RuntimeError(f"serve exited: {self.errors()[-2000:]}")
                 try:
                     await asyncio.to_thread(urllib.request.urlopen, url, timeout=1)
                     return
                 except OSError:
                     await asyncio.sleep(0.1)
+
+    def errors(self) -> str:
+        """What the service wrote to stderr, all its starts."""
+        return self.log.read_text(errors="replace")
+
+    async def health(self) -> dict[str, Any]:
+        url = f"http://127.0.0.1:{self.port}/api/health"
+        response = await asyncio.to_thread(urllib.request.urlopen, url, timeout=5)
+        return dict(json.loads(response.read()))
 
     def kill(self) -> None:
         assert self.proc is not None

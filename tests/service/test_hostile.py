@@ -1,0 +1,181 @@
+"""Hostile and broken messages on every topic the service reads, against the real
+`mjtable serve` process: it never exits, no other table is disturbed, and every event
+of the real table's bridge is stored exactly once, its hands as the truth says.
+
+The broker has no ACL here (as the demo runs), so anyone may publish anything anywhere.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import aiomqtt
+
+from firmware_bridge.messages import Event
+from hil_tests.simulator.recording import RecordedHand, record_game
+from hil_tests.simulator.violations import Violations
+from table_service.store import Store
+from tests.service.fakebridge import FakeBridge, retable
+from tests.service.test_crash import Server
+from tests.service.test_live import stored_matches_truth
+
+TOPICS = ("event", "bridge/link", "bridge/availability")  # what the service subscribes to
+
+
+def named(payloads: list[tuple[str, bytes]], base: str, tables: Iterator[str]) -> list[Any]:
+    """Each (suffix, payload) on a topic of one of `tables`, round robin."""
+    return [(f"{base}/{next(tables)}/{suffix}", payload) for suffix, payload in payloads]
+
+
+def fixed_garbage(real: Event) -> list[tuple[str, bytes]]:
+    """The messages a fault campaign stopped the service with, and their cousins."""
+    event = real.model_dump(mode="json")
+    at = {**event, "table": "fresh"}
+
+    def body(**changes: Any) -> bytes:
+        return json.dumps({**at, **changes}).encode()
+
+    return [
+        ("event", body(ts=float("nan"))),  # json.dumps writes NaN, as a hostile peer would
+        ("event", body(ts=float("inf"))),
+        ("event", body(ts=1e400)),
+        ("event", body(seq=2**63 - 1)),
+        ("event", body(seq=2**63)),
+        ("event", body(seq=30_000_000)),
+        ("event", body(seq=-1)),
+        ("event", body(boot_id=2**40)),
+        ("event", body(table="x" * 300)),
+        ("event", b"[1, 2, 3]"),
+        ("event", b"\xff\xfe\x00garbage"),
+        ("event", b"[" * 50_000 + b"]" * 50_000),
+        ("event", b"{" + b'"a": 1, ' * 200_000 + b'"b": 2}'),
+        ("bridge/link", b"[1, 2, 3]"),
+        ("bridge/link", b'{"state": "up"}'),
+        ("bridge/link", b"null"),
+        ("bridge/link", b"\xff"),
+        ("bridge/availability", b"\xff\xfe"),
+        ("bridge/availability", b"maybe"),
+        ("bridge/availability", b"x" * 100_000),
+    ]
+
+
+def mutated(real: list[Event], rng: random.Random, count: int) -> list[tuple[str, bytes]]:
+    """Real events with fields dropped, retyped or pushed out of range (for other tables)."""
+    weird: list[Any] = [
+        None, True, -1, 0, 2**31, 2**63, 2**64, -(2**63) - 1, 1e308, -1e308, "", "八", [], {},
+        [1, 2], {"kind": "tile_drawn"}, "x" * 10_000,
+    ]  # fmt: skip
+    out: list[tuple[str, bytes]] = []
+    for _ in range(count):
+        data = rng.choice(real).model_dump(mode="json")
+        data["table"] = f"m{rng.randrange(40)}"
+        target = data if rng.random() < 0.5 else data["body"]
+        key = rng.choice(sorted(target))
+        if rng.random() < 0.3:
+            del target[key]
+        else:
+            target[key] = rng.choice(weird)
+        out.append((rng.choice(TOPICS), json.dumps(data).encode()))
+    return out
+
+
+async def garble(mqtt_url: str, messages: list[tuple[str, bytes]], retain: bool) -> None:
+    parts = urlsplit(mqtt_url)
+    async with aiomqtt.Client(parts.hostname or "", parts.port or 1883) as client:
+        for i, (topic, payload) in enumerate(messages):
+            await client.publish(topic, payload, qos=1, retain=retain and "/bridge/" in topic)
+            if i % 32 == 31:
+                await asyncio.sleep(0)
+
+
+async def clear_retained(mqtt_url: str, messages: list[tuple[str, bytes]]) -> None:
+    parts = urlsplit(mqtt_url)
+    async with aiomqtt.Client(parts.hostname or "", parts.port or 1883) as client:
+        for topic in {t for t, _ in messages if "/bridge/" in t}:
+            await client.publish(topic, b"", qos=1, retain=True)
+
+
+async def stored_whole(store: Store, table: str, events: list[Event], server: Server) -> None:
+    last = (events[-1].boot_id, events[-1].seq)
+    async with asyncio.timeout(120):
+        while store.last_event_key(table) != last:
+            assert server.proc is not None and server.proc.poll() is None, "serve exited"
+            await asyncio.sleep(0.2)
+
+
+def assert_whole(store: Store, table: str, events: list[Event], game: list[RecordedHand]) -> None:
+    stored = [e.event for e in store.entries(table) if e.kind == "event" and e.event]
+    assert [(e.boot_id, e.seq) for e in stored] == [(e.boot_id, e.seq) for e in events]
+    assert [e.body for e in stored] == [e.body for e in events]  # the bridge's own bodies
+    assert stored_matches_truth(store, table, game) == []
+
+
+async def test_no_message_on_any_topic_stops_the_service_or_disturbs_a_table(
+    mqtt_url: str, store_url: str, tmp_path: Path
+) -> None:
+    game = record_game(21, 4, violations=Violations(0.02))
+    events = retable([e for h in game for e in h.events], "h1")
+    base = f"hostile-{uuid.uuid4().hex[:8]}"
+    rng = random.Random(21)
+    garbage = named(fixed_garbage(events[0]), base, iter(lambda: "fresh", None))
+    garbage += named(fixed_garbage(events[0]), base, iter(lambda: "h1", None))[-7:]
+    garbage += [(f"{base}/{t}", p) for t, p in mutated(events, rng, 400)]
+    rng.shuffle(garbage)
+    server = Server(mqtt_url, store_url, base, tmp_path)
+    store = Store(store_url)
+    try:
+        await server.start()
+        async with FakeBridge(mqtt_url, base, "h1") as bridge:
+            third = len(events) // 3
+            await bridge.publish(events[:third])
+            await garble(mqtt_url, garbage, retain=True)
+            await bridge.publish(events[third : 2 * third])
+            server.stop()  # restarted with the retained garbage still on the broker
+            await server.start()
+            await garble(mqtt_url, garbage[::-1], retain=False)
+            await bridge.publish(events[2 * third :])
+            await stored_whole(store, "h1", events, server)
+        assert server.proc is not None and server.proc.poll() is None
+        assert_whole(store, "h1", events, game)
+        assert "Traceback" not in server.errors()
+    finally:
+        await clear_retained(mqtt_url, garbage)
+        server.stop()
+        store.close()
+
+
+async def test_a_flood_of_new_tables_costs_the_real_table_nothing(
+    mqtt_url: str, store_url: str, tmp_path: Path
+) -> None:
+    game = record_game(22, 3)
+    events = retable([e for h in game for e in h.events], "h1")
+    base = f"flood-{uuid.uuid4().hex[:8]}"
+    flood = [
+        (f"{base}/f{i}/event", e.model_copy(update={"table": f"f{i}"}).model_dump_json().encode())
+        for i, e in enumerate(events[i % len(events)] for i in range(2_000))
+    ]
+    server = Server(mqtt_url, store_url, base, tmp_path, "--max-tables", "4")
+    store = Store(store_url)
+    try:
+        await server.start()
+        async with FakeBridge(mqtt_url, base, "h1") as bridge:
+            await bridge.publish(events[:50])
+            await garble(mqtt_url, flood, retain=False)
+            await bridge.publish(events[50:])
+            await stored_whole(store, "h1", events, server)
+        health = await server.health()
+        assert health["tables"] == 4  # the real table and the first three of the flood
+        assert 0 < len(health["waiting"]) <= 256  # remembered by name, bounded
+        assert "h1" not in health["waiting"]
+        assert_whole(store, "h1", events, game)
+        assert len(store.tables()) == 4
+    finally:
+        server.stop()
+        store.close()
