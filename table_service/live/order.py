@@ -639,8 +639,8 @@ class StreamOrder:
         self.paused = False
         due: list[tuple[str, Point]] = []
         for stream in self.tables.values():
-            if stream.hole_since is not None:
-                stream.hole_since = now  # the replay gets its full time
+            if stream.cur is not None and stream.cur.blocked():
+                stream.hole_since = now  # what was deferred is a hole; the replay gets its time
             for boot in stream.candidates.values():
                 boot.clock = max(boot.clock, now)
             if not stream.deferred:

@@ -368,6 +368,7 @@ def test_while_paused_nothing_is_held_and_unpause_asks_for_what_was_deferred() -
     assert order.offer(ev(2), 0.5).status == "duplicate"
     assert order.expire(100.0) == []  # nothing delivered, nothing given up while paused
     assert order.unpause(2.0) == [("t1", (A, 2))]  # t2 deferred nothing
+    assert order.holes() == [Hole("t1", A, 3, 4, 2.0)]  # asked again if the replay is lost
     assert keys(feed(order, [ev(3), ev(4)], now=2.1)) == [(A, 3), (A, 4)]
     assert order.expire(50.0) == []
 
