@@ -38,7 +38,7 @@ class Bridge:
         topics = Topics(settings.base_topic, settings.table)
         self.mqtt = MqttSide(
             settings, self.outbox, self.counters, lambda: self.link, self.counters_payload,
-            self.link_status,
+            self.link_status, replay_rate=settings.replay_rate, replay_burst=settings.replay_burst,
         )  # fmt: skip
         store = OutboxEventStore(
             self.outbox, topics, settings.table, self._stored, counters=self.counters

@@ -130,6 +130,10 @@ class BridgeSettings(BrokerSettings):
     history: int = Field(
         100_000, ge=0, description="published events kept for consumers' replay requests"
     )
+    replay_rate: float = Field(
+        2.0, gt=0, description="replay requests served a second, on average (more: refused)"
+    )
+    replay_burst: int = Field(5, ge=1, description="replay requests served in one burst")
     metrics_port: int | None = Field(None, description="serve Prometheus text on this port")
     metrics_host: str = Field("127.0.0.1", description="address for the metrics port")
     status_interval: float = Field(5.0, gt=0, description="seconds between counter updates")

@@ -28,12 +28,14 @@ from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from firmware_bridge.messages import Event
 from firmware_bridge.stopping import cancel_and_wait, last_words, stopping
 from table_service.live.consumer import Consumer, Gap
+from table_service.live.order import SuspectBoot
 from table_service.mirror.mirror import TableMirror
 from table_service.mirror.records import Fault, Record
 from table_service.mirror.session import SessionStart
 from table_service.rules import HandOutcome, settle
 from table_service.rules.settlement import net
 from table_service.service.bridges import BridgeNews, quoted, read_bridge_message
+from table_service.service.disclosure import Disclosure, in_play, withheld
 from table_service.service.drive import alert_commands, led_commands, seat_modes
 from table_service.service.health import Facts, Health, judge
 from table_service.service.hub import Hub
@@ -125,6 +127,7 @@ class Service:
         self._progress = time.monotonic()  # when the writer last stored or found no work
         self._last_stored: dict[str, float] = {}
         self._health_said: str | None = None
+        self.disclosure = Disclosure()
         # A referee's rule (the soak's): corrections to enter before a table's next shuffle,
         # given the hands judged in its session. None: corrections come from the API alone.
         self.referee: Callable[[str, int], dict[str, Any] | None] | None = None
@@ -141,6 +144,8 @@ class Service:
         """Start a session at `table` (ending one that runs); returns its id. A table
         waiting beyond the limit of tables is followed from now on."""
         self._known.add(table)
+        if self._consumer is not None and table not in self.tables:
+            await self._consumer.follow(table)  # a waiting table: its bridge replays it
         body = session.model_copy(update={"table": table}).recorded().model_dump(mode="json")
         return int(await self._ask(_Work(table, "session", body=body)))
 
@@ -174,7 +179,7 @@ class Service:
                 intake_paused=self._paused,
                 last_stored=dict(self._last_stored),
                 online={t: r.online for t, r in self.tables.items()},
-                waiting=dict(getattr(consumer.order, "waiting", {})) if consumer else {},
+                waiting={w.table: w.count for w in consumer.waiting_tables()} if consumer else {},
             )
         )
 
@@ -201,7 +206,9 @@ class Service:
             on_gap=self._on_gap,
             gap_timeout=self.settings.gap_timeout,
             client_options={"username": user, "password": secret, **self.settings.tls_options()},
-            **self._consumer_hooks(),
+            may_follow=self._may_follow,
+            on_conflict=self._on_conflict,
+            on_suspect=self._on_suspect,
         )
         for table in self.tables:
             key = await self._db(self.store.last_event_key, table)
@@ -226,19 +233,6 @@ class Service:
             await cancel_and_wait(tasks)
             await asyncio.to_thread(self.ownership.close)
             self._pool.shutdown(wait=False)
-
-    def _consumer_hooks(self) -> dict[str, Any]:
-        """The consumer's guards, where the consumer offers them (bounded tables, conflicts,
-        boots from nowhere)."""
-        import inspect
-
-        offered = inspect.signature(Consumer.__init__).parameters
-        hooks: dict[str, Any] = {
-            "may_follow": self._may_follow,
-            "on_conflict": self._on_conflict,
-            "on_suspect": self._on_suspect,
-        }
-        return {name: hook for name, hook in hooks.items() if name in offered}
 
     async def _kept_running(self, name: str, part: Callable[[], Any]) -> None:
         """Run one part of the service; one that fails unexpectedly is logged and started
@@ -322,21 +316,16 @@ class Service:
     def _pause(self, paused: bool) -> None:
         """Stop taking events from the broker past the backlog's limit (they stay in the
         bridges' outboxes), and take them again, asking for what was left, below half."""
-        order = self._consumer.order if self._consumer is not None else None
-        if order is None or not hasattr(order, "pause"):
+        consumer = self._consumer
+        if consumer is None or paused == self._paused:
             return
         self._paused = paused
         if paused:
             log.warning("backlog of %d entries: intake paused", self._queue.qsize())
-            order.pause()
-            return
-        log.warning("backlog drained: intake resumed")
-        for table, after in order.unpause(time.monotonic()):
-            asyncio.get_running_loop().create_task(self._request_replay(table, after))
-
-    async def _request_replay(self, table: str, after: tuple[int, int] | None) -> None:
-        if self._consumer is not None:
-            await self._consumer.request_replay(table, after)
+            consumer.pause()
+        else:
+            log.warning("backlog drained: intake resumed")
+            asyncio.get_running_loop().create_task(consumer.resume())
 
     def _on_gap(self, gap: Gap) -> None:
         log.warning("table %s: events %s–%s of boot %s given up", gap.table, gap.first,
@@ -353,7 +342,7 @@ class Service:
         )
         self._fault(table, boot_id, seq, "conflict", detail)
 
-    def _on_suspect(self, suspect: Any) -> None:
+    def _on_suspect(self, suspect: SuspectBoot) -> None:
         """A boot that appeared from nowhere (never from seq 1, or while the table's boot
         still ran) was not switched to: a `suspect_boot` fault."""
         detail = f"boot {suspect.boot_id}: {suspect.reason} ({suspect.count} events dropped)"
@@ -452,6 +441,7 @@ class Service:
         """A table whose picture may be wrong (a failed apply or store): rebuilt from its
         records, and its stream followed again from the last stored event."""
         self.tables.pop(table, None)
+        self.disclosure.forget(table)
         self._elsewhere.discard(table)
         if not await self._db(self.ownership.claim, table):
             self._elsewhere.add(table)
@@ -598,9 +588,12 @@ class Service:
     # --- out: MQTT, the table, the WebSockets -------------------------------------------
 
     def _announce(self, runner: TableRunner, records: list[Record]) -> None:
-        """After a commit: publish what was concluded and drive the table's LEDs."""
+        """After a commit: publish what was concluded and drive the table's LEDs. The public
+        (MQTT, WebSockets, the table's beeper) hears a void declaration only when the hand
+        ends; the records and the referee's reads have it at once."""
         table = runner.table
-        for record in records:
+        hand_over = not in_play(runner.mirror.hand)
+        for record in self.disclosure.public(table, records, hand_over):
             payload = record.model_dump_json(by_alias=True)
             self._publish(f"{self.base}/{table}/service/{record.type}", payload, 1, False)
             self.hub.publish(table, {"type": record.type, "table": table,
@@ -611,7 +604,9 @@ class Service:
         if not self.settings.drive_table:
             return
         modes = seat_modes(runner.mirror.hand)
-        commands = led_commands(runner.leds, modes) + alert_commands(records)
+        commands = led_commands(runner.leds, modes) + alert_commands(
+            [r for r in records if not withheld(r)]
+        )
         runner.leds = modes
         for command in commands:
             self._publish(f"{self.base}/{table}/set", json.dumps(command), 1, False)

@@ -179,3 +179,49 @@ async def test_a_flood_of_new_tables_costs_the_real_table_nothing(
     finally:
         server.stop()
         store.close()
+
+
+async def test_a_forged_boot_and_forged_events_are_faults_not_the_table(
+    mqtt_url: str, store_url: str, tmp_path: Path
+) -> None:
+    """A boot from nowhere is never switched to (a `suspect_boot` fault), and events forged
+    at the table's next seqs, ahead of its bridge, are `conflict` faults when the bridge's
+    own come: every key stored once, none of the bridge's events dropped."""
+    game = record_game(23, 3)
+    events = retable([e for h in game for e in h.events], "h1")
+    base = f"forged-{uuid.uuid4().hex[:8]}"
+    server = Server(mqtt_url, store_url, base, tmp_path, "--gap-timeout", "3")
+    store = Store(store_url)
+    half = len(events) // 2
+    forged_boot = [
+        (f"{base}/h1/event", e.model_copy(update={"boot_id": 4242}).model_dump_json().encode())
+        for e in events[40:45]
+    ]
+    ahead = [
+        (f"{base}/h1/event", e.model_copy(update={"ts": e.ts + 1000}).model_dump_json().encode())
+        for e in events[half : half + 20]
+    ]
+    try:
+        await server.start()
+        async with FakeBridge(mqtt_url, base, "h1") as bridge:
+            await bridge.publish(events[:half])
+            await garble(mqtt_url, forged_boot, retain=False)
+            await stored_whole(store, "h1", events[:half], server)
+            await garble(mqtt_url, ahead, retain=False)
+            await asyncio.sleep(1)
+            await bridge.publish(events[half:])
+            await stored_whole(store, "h1", events, server)
+            async with asyncio.timeout(30):  # the forged boot is given up after the timeout
+                while not any(f.code == "suspect_boot" for f in store.faults("h1")):
+                    await asyncio.sleep(0.2)
+        stored = [e.event for e in store.entries("h1") if e.kind == "event" and e.event]
+        assert [(e.boot_id, e.seq) for e in stored] == [(e.boot_id, e.seq) for e in events]
+        assert stored_matches_truth(store, "h1", game) == []  # forged only in their times
+        faults = store.faults("h1")
+        conflicts = sorted(f.seq for f in faults if f.code == "conflict")
+        assert conflicts == [e.seq for e in events[half : half + 20]]  # each told once
+        (suspect,) = [f for f in faults if f.code == "suspect_boot"]
+        assert suspect.boot_id == 4242 and "4242" in suspect.detail
+    finally:
+        server.stop()
+        store.close()
