@@ -28,11 +28,11 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from fastapi.staticfiles import StaticFiles
 from pydantic import (
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Discriminator,
     Field,
     StrictBool,
-    StrictInt,
     Tag,
     TypeAdapter,
     ValidationError,
@@ -111,6 +111,18 @@ Player = Annotated[str, Field(min_length=1, max_length=64, pattern=ONE_LINE)]
 Note = Annotated[str, Field(max_length=500, pattern=NO_NUL)]
 
 
+def _whole(value: object) -> object:
+    """What the schema's `integer` takes: 3 or 3.0, never true, "3" or 3.5."""
+    if type(value) is float and value.is_integer():
+        return int(value)
+    if type(value) is not int:
+        raise ValueError("Input should be a valid integer")
+    return value
+
+
+Whole = Annotated[int, BeforeValidator(_whole)]  # a body's whole number
+
+
 class FieldError(BaseModel):
     loc: list[str | int] = Field(description="where: body/query/path, then the field's path")
     msg: str = Field(description="what is wrong with it")
@@ -163,7 +175,7 @@ class ProfileBody(TypedDict, total=False):
     ]
     # Each key and value is checked by the profile's own code; the schema is derived from it.
     tai: Annotated[
-        dict[str, StrictInt],
+        dict[str, Whole],
         WithJsonSchema(_tai_schema()),
         Field(description="the value of one unit of any §4 item, by id (e.g. full_flush: 8)"),
     ]
@@ -182,11 +194,11 @@ class SessionBody(_Body):
         Annotated[Preset, Tag("name")] | Annotated[ProfileBody, Tag("choices")],
         Discriminator(lambda v: "name" if isinstance(v, str) else "choices"),
     ] = Field("mjonline", description="a preset's name, or a profile")
-    base: int = Field(100, ge=0, le=1_000_000)
-    per_tai: int = Field(20, ge=0, le=1_000_000)
-    start_seat: int = Field(0, ge=0, le=3)
-    dealer: int = Field(0, ge=0, le=3)
-    streak: int = Field(0, ge=0, le=100)
+    base: Whole = Field(100, ge=0, le=1_000_000)
+    per_tai: Whole = Field(20, ge=0, le=1_000_000)
+    start_seat: Whole = Field(0, ge=0, le=3)
+    dealer: Whole = Field(0, ge=0, le=3)
+    streak: Whole = Field(0, ge=0, le=100)
     round_wind: Literal["E", "S", "W", "N"] = "E"
 
     @field_validator("profile")
@@ -213,9 +225,9 @@ class DealCorrection(_Body):
     """Who deals next (after a sensor fault misled a verdict)."""
 
     kind: Literal["deal"]
-    dealer: int = Field(ge=0, le=3)
-    streak: int = Field(ge=0, le=100)
-    round_wind: int = Field(ge=0, le=3, description="0 東 … 3 北")
+    dealer: Whole = Field(ge=0, le=3)
+    streak: Whole = Field(ge=0, le=100)
+    round_wind: Whole = Field(ge=0, le=3, description="0 東 … 3 北")
     note: Note = ""
 
 
@@ -223,8 +235,8 @@ class PenaltyCorrection(_Body):
     """包賠 / 眼牌: the offender pays each other seat 底 + 台 (+ dealer 台 with the dealer)."""
 
     kind: Literal["penalty"]
-    seat: int = Field(ge=0, le=3, description="the offender")
-    tai: int = Field(0, ge=0, le=100, description="the 牌面 the penalty is paid on")
+    seat: Whole = Field(ge=0, le=3, description="the offender")
+    tai: Whole = Field(0, ge=0, le=100, description="the 牌面 the penalty is paid on")
     reason: str = Field(max_length=200, pattern=NO_NUL)
 
 

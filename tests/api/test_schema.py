@@ -11,6 +11,8 @@ checked in a worker thread, and each request is sent into this loop through http
 from __future__ import annotations
 
 import asyncio
+import os
+import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -31,7 +33,8 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from hil_tests.simulator.recording import RecordedHand
-from tests.api.kit import BASE_URL, Api, events_of
+from table_service.service.api import create_app
+from tests.api.kit import BASE_URL, Api, events_of, serving
 
 CHECKS = [
     not_a_server_error,
@@ -115,3 +118,35 @@ async def test_every_route_keeps_to_its_schema(api: Api, game: list[RecordedHand
     assert len(tested) == operations, tested  # every route of the schema was exercised
     for key, n in sorted(statuses.items()):
         print(key, n)
+
+
+async def test_schemathesis_with_every_check_and_its_stateful_phase_finds_nothing(
+    api: Api, game: list[RecordedHand], store_url: str, tmp_path: Path
+) -> None:
+    """The campaign's own run: `schemathesis run` against the served app, every check,
+    every phase (examples, coverage, fuzzing, stateful), with an admin token."""
+    await api.play("t1", events_of(game, "t1")[:700])
+    # the guessing limit is not what this run is about: schemathesis' auth checks send
+    # requests without a token or with a wrong one, by the hundred
+    app = create_app(api.service, api.store, auth_free=10**9)
+    env = {
+        **os.environ,
+        "SCHEMATHESIS_HOOKS": "tests.api.schemathesis_auth",
+        "MJTABLE_SCHEMA_STORE": store_url,
+        "MJTABLE_SCHEMA_TOKEN": api.admin,
+        "PYTHONPATH": str(Path(__file__).parents[2]),
+    }
+    async with serving(app) as url:
+        process = await asyncio.create_subprocess_exec(
+            str(Path(sys.executable).parent / "schemathesis"), "run", f"{url}/openapi.json",
+            "--checks", "all", "--phases", "examples,coverage,fuzzing,stateful",
+            "--max-examples", "40", "--seed", os.environ.get("MJTABLE_SCHEMA_SEED", "7"),
+            "--workers", "1", "--no-color",
+            "--report-dir", str(tmp_path), "--suppress-health-check", "all",
+            cwd=tmp_path, env=env,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+        )  # fmt: skip
+        out, _ = await asyncio.wait_for(process.communicate(), 1500)
+    text = out.decode(errors="replace")
+    assert process.returncode == 0, text[-12000:]
+    assert "Stateful" in text, text[-3000:]  # the stateful phase ran
