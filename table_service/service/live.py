@@ -167,7 +167,7 @@ class Service:
     def health(self) -> Health:
         """What the service does now: the tables it follows, what waits, and any fault."""
         consumer = self._consumer
-        backlog = self._queue.qsize() + self._in_hand
+        backlog = self._backlog()
         return judge(
             Facts(
                 now=time.monotonic(),
@@ -310,8 +310,12 @@ class Service:
     def _on_event(self, event: Event) -> None:
         """Called by the consumer in order, exactly once per process: queue for the writer."""
         self._queue.put_nowait(_Work(event.table, "event", event=event))
-        if not self._paused and self._queue.qsize() >= self.settings.backlog_max:
+        if not self._paused and self._backlog() >= self.settings.backlog_max:
             self._pause(True)
+
+    def _backlog(self) -> int:
+        """Entries received and not stored yet: queued, and in the writer's hands."""
+        return self._queue.qsize() + self._in_hand
 
     def _pause(self, paused: bool) -> None:
         """Stop taking events from the broker past the backlog's limit (they stay in the
@@ -321,7 +325,7 @@ class Service:
             return
         self._paused = paused
         if paused:
-            log.warning("backlog of %d entries: intake paused", self._queue.qsize())
+            log.warning("backlog of %d entries: intake paused", self._backlog())
             consumer.pause()
         else:
             log.warning("backlog drained: intake resumed")
@@ -375,7 +379,7 @@ class Service:
                     await self._rebuild(work.table)
             await self._flush(pending)
             self._in_hand = 0
-            if self._paused and self._queue.qsize() <= self.settings.backlog_max // 2:
+            if self._paused and self._backlog() <= self.settings.backlog_max // 2:
                 self._pause(False)
 
     async def _take(self, work: _Work, pending: dict[str, list[tuple[Applied, _Work]]]) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import sqlite3
 import uuid
 from pathlib import Path
 from typing import Any
@@ -123,3 +124,43 @@ async def test_postgresql_away_is_waited_out_in_process(
         finally:
             server.stop()
             store.close()
+
+
+async def test_a_database_that_takes_no_writes_pauses_intake_and_loses_nothing(
+    mqtt_url: str, tmp_path: Path
+) -> None:
+    """SQLite locked by another process for a while: the backlog fills to its limit, the
+    service stops taking events from the broker (they stay with the bridge), says so, and
+    once writes go through again asks for what it left: every event stored once."""
+    game = record_game(32, 4)
+    events = retable([e for h in game for e in h.events], "o2")
+    base = f"locked-{uuid.uuid4().hex[:8]}"
+    url = f"sqlite:///{tmp_path / 'mjtable.db'}"
+    server = Server(mqtt_url, url, base, tmp_path, "--backlog-max", "100")
+    store = Store(url)
+    try:
+        await server.start()
+        async with FakeBridge(mqtt_url, base, "o2") as bridge:
+            await bridge.publish(events[:50])
+            await stored_whole(store, "o2", events[:50], server)
+            locker = sqlite3.connect(tmp_path / "mjtable.db", isolation_level=None)
+            locker.execute("BEGIN EXCLUSIVE")  # no writer gets in until it commits
+            try:
+                await bridge.publish(events[50:400])
+                async with asyncio.timeout(30):
+                    while not (health := await server.health())["intake_paused"]:
+                        await asyncio.sleep(0.2)
+                assert health["status"] == "degraded" and health["backlog"] >= 100
+            finally:
+                locker.execute("COMMIT")
+                locker.close()
+            await bridge.publish(events[400:])
+            await stored_whole(store, "o2", events, server)
+            health = await until_health(server, "ok")
+            assert not health["intake_paused"]
+            assert bridge.replays >= 1  # what was left with the bridge was asked for
+        assert server.starts == 1
+        assert_whole(store, "o2", events, game)
+    finally:
+        server.stop()
+        store.close()
