@@ -225,3 +225,28 @@ async def test_a_forged_boot_and_forged_events_are_faults_not_the_table(
     finally:
         server.stop()
         store.close()
+
+
+async def test_a_table_first_heard_mid_boot_is_recorded_from_the_boots_start(
+    mqtt_url: str, store_url: str, tmp_path: Path
+) -> None:
+    """The operator's guide starts the bridges before the service: the service, hearing a
+    table in the middle of a boot, asks its bridge for the boot from seq 1 (it keeps it)
+    instead of giving the first events up."""
+    game = record_game(24, 3)
+    events = retable([e for h in game for e in h.events], "h1")
+    base = f"midboot-{uuid.uuid4().hex[:8]}"
+    server = Server(mqtt_url, store_url, base, tmp_path)
+    store = Store(store_url)
+    try:
+        async with FakeBridge(mqtt_url, base, "h1") as bridge:
+            await bridge.publish(events[:150])  # nobody subscribed yet: the broker drops them
+            await server.start()
+            await bridge.publish(events[150:])
+            await stored_whole(store, "h1", events, server)
+            assert bridge.replays >= 1
+        assert_whole(store, "h1", events, game)
+        assert not [f for f in store.faults("h1") if f.code == "gap"]
+    finally:
+        server.stop()
+        store.close()
