@@ -216,9 +216,14 @@ async def test_exports_in_json_and_csv(api: Api, game: list[RecordedHand]) -> No
 
 
 async def test_health(api: Api, game: list[RecordedHand]) -> None:
-    assert await api.get("/api/health") == {"status": "ok", "tables": 0}
+    """Health says what is done: the tables followed, each one's last stored event."""
+    health = await api.get("/api/health")
+    assert (health["status"], health["tables"], health["reasons"]) == ("ok", 0, [])
     await api.play("t1", events_of(game[:1], "t1"))
-    assert await api.get("/api/health") == {"status": "ok", "tables": 1}
+    health = await api.get("/api/health")
+    assert (health["status"], health["tables"], health["backlog"]) == ("ok", 1, 0)
+    (followed,) = health["followed"]
+    assert followed["table"] == "t1" and 0 <= followed["last_stored_age"] < 60
 
 
 async def test_a_hands_events_step_through_the_hand(api: Api, game: list[RecordedHand]) -> None:
