@@ -33,6 +33,7 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from hil_tests.simulator.recording import RecordedHand
+from table_service.rules.profile import PING_HU_WAITS, RULE_KEYS, SHORTHANDS, TAI_IDS
 from table_service.service.api import create_app
 from tests.api.kit import BASE_URL, Api, events_of, serving
 
@@ -150,3 +151,34 @@ async def test_schemathesis_with_every_check_and_its_stateful_phase_finds_nothin
     text = out.decode(errors="replace")
     assert process.returncode == 0, text[-12000:]
     assert "Stateful" in text, text[-3000:]  # the stateful phase ran
+
+
+async def test_the_profile_schema_takes_exactly_what_the_profile_code_takes(api: Api) -> None:
+    """[tai] and [rules] are derived from the profile's own keys: an unknown key is refused
+    by the schema and by the API alike; every route that takes a token declares 429."""
+    openapi = api.app.openapi()
+    profile = openapi["components"]["schemas"]["ProfileBody"]
+    assert profile["additionalProperties"] is False
+    assert set(profile["properties"]) == {"preset", *SHORTHANDS, "seat_order", "tai", "rules"}
+    for key, known in (("rules", RULE_KEYS), ("tai", TAI_IDS)):
+        table = profile["properties"][key]
+        assert table["additionalProperties"] is False
+        assert list(table["properties"]) == list(known)
+        body = {"profile": {key: {"no_such_key": True if key == "rules" else 1}}}
+        response = await api.client.post("/api/tables/t1/session", json=body, headers=api.as_admin)
+        assert response.status_code == 422, response.text
+        assert f"{key}.no_such_key: unknown" in response.json()["error"]
+    assert profile["properties"]["rules"]["properties"]["ping_hu_wait"]["enum"] == list(
+        PING_HU_WAITS
+    )
+    secured = 0
+    for path, operations in openapi["paths"].items():
+        for method, operation in operations.items():
+            if operation.get("security"):
+                secured += 1
+                assert "429" in operation["responses"], (method, path)
+                assert "retry-after" in {
+                    h.lower() for h in operation["responses"]["429"]["headers"]
+                }
+    assert secured == 7  # every write, and the token list
+    assert await api.get("/api/sessions") == []
