@@ -50,6 +50,7 @@ from firmware_bridge.stopping import cancel_and_wait
 from table_service.mirror.session import PRESETS, SessionStart
 from table_service.rules.items import negative_item
 from table_service.rules.profile import MAX_TAI, RULE_KEYS, TAI_IDS, Rules
+from table_service.service.disclosure import WITHHELD
 from table_service.service.guards import (
     AUTH_CLIENTS,
     AUTH_FREE,
@@ -590,16 +591,26 @@ def create_app(
             )
         return dict(await db(store.export_session, session_id))
 
-    @app.get("/api/violations", responses=READ)
+    @app.get("/api/violations", responses=errors(401, 422, 429))
     async def violations(
+        request: Request,
+        credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
         table: TableFilter = None,
         session_id: SessionFilter = None,
         status: Literal["open", "confirmed", "dismissed"] | None = None,
         limit: Limit = 100,
         before: Before = None,
     ) -> list[ViolationRow]:
-        """Violations newest first, a page of `limit` below the violation `before`."""
-        return list(await db(store.violations, table, session_id, status, limit, before))
+        """Violations newest first, a page of `limit` below the violation `before`. A
+        void declaration is public once its hand has ended; a referee's token shows it at
+        once (a token given must be valid)."""
+        withhold = WITHHELD
+        if credentials is not None:
+            await _authorize(request, credentials, "referee")
+            withhold = frozenset()
+        return list(
+            await db(store.violations, table, session_id, status, limit, before, withhold)
+        )
 
     @app.get("/api/faults", responses=READ)
     async def faults(

@@ -24,7 +24,7 @@ from typing import Any, Final, Literal, TypeVar
 from alembic import command
 from alembic.config import Config
 from pydantic import ValidationError
-from sqlalchemy import Engine, Select, create_engine, event, func, inspect, select, text
+from sqlalchemy import Engine, Select, create_engine, event, func, inspect, or_, select, text
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, aliased
@@ -372,9 +372,12 @@ class Store:
         status: Status | None = None,
         limit: int | None = None,
         before: int | None = None,
+        withhold: frozenset[str] = frozenset(),
     ) -> list[ViolationRow]:
         """Violations oldest first, each with its latest ruling; `status` filters on it.
-        With a `limit`: a page of the newest below the id `before`, newest first."""
+        With a `limit`: a page of the newest below the id `before`, newest first. Codes in
+        `withhold` are left out until a hand of their table has ended after them (what
+        the public may not know during the hand)."""
         latest = (
             select(DecisionModel.violation_id, func.max(DecisionModel.id).label("id"))
             .group_by(DecisionModel.violation_id)
@@ -392,6 +395,14 @@ class Store:
             query = query.where(ViolationModel.table == table)
         if session_id is not None:
             query = query.where(ViolationModel.session_id == session_id)
+        if withhold:
+            ended = (
+                select(HandModel.id)
+                .where(HandModel.table == ViolationModel.table)
+                .where(HandModel.log_id >= ViolationModel.log_id)
+                .exists()
+            )
+            query = query.where(or_(ViolationModel.code.not_in(withhold), ended))
         if status == "open":
             query = query.where(latest.c.id.is_(None))
         elif status is not None:
@@ -597,7 +608,7 @@ class _Append:
             ts: float = event.ts
             body: dict[str, Any] | None = event.body.model_dump(mode="json")
             boot_id, seq = event.boot_id, event.seq
-        elif kind in ("session", "session_end", "correction"):
+        elif kind in ("session", "session_end", "correction", "fault"):
             ts, body, boot_id, seq = time.time(), applied.body, None, None
         else:
             raise InvalidEntry(f"unknown entry kind {kind!r}")

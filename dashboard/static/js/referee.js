@@ -72,7 +72,8 @@ function when(at) {
 async function loadAll() {
   try {
     const [v, f, c, tb, ss] = await Promise.all([
-      getAll("/api/violations?status=open"),
+      // With the token: a void declaration shows at once, not when its hand ends.
+      getAll("/api/violations?status=open", { token: token() || undefined }),
       getJSON("/api/faults?limit=20"), // the newest, newest first
       getJSON("/api/corrections?limit=20"),
       getJSON("/api/tables"),
@@ -270,7 +271,9 @@ setupPage(render);
 loadAll();
 new LiveSocket("/api/ws", {
   onMessage: (m) => {
-    if (m.type === "violation" || m.type === "fault" || m.type === "resync" || m.type === "snapshot") reloadSoon();
+    // A hand's end too: the violations the public hears only then are the referee's now.
+    const news = ["violation", "fault", "hand", "resync", "snapshot"];
+    if (news.includes(m.type)) reloadSoon();
   },
   onStatus: (status, info) => connection.set(status, info),
 });
