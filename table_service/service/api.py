@@ -300,8 +300,6 @@ _UNAUTHORIZED: Final[dict[str, Any]] = {
     "description": "no bearer token, or an unknown or revoked one",
     "headers": {"WWW-Authenticate": {"schema": {"type": "string"}, "description": "Bearer"}},
 }
-
-
 _TOO_MANY: Final[dict[str, Any]] = {
     "model": ErrorBody,
     "description": "too many unknown tokens from this client: wait before the next",
@@ -608,9 +606,7 @@ def create_app(
         if credentials is not None:
             await _authorize(request, credentials, "referee")
             withhold = frozenset()
-        return list(
-            await db(store.violations, table, session_id, status, limit, before, withhold)
-        )
+        return list(await db(store.violations, table, session_id, status, limit, before, withhold))
 
     @app.get("/api/faults", responses=READ)
     async def faults(
@@ -709,11 +705,12 @@ def create_app(
         sockets: SocketGate = app.state.sockets
         client = client_of(ws.scope)
         refused = sockets.admit(client)
-        await ws.accept()
         if refused is not None:
+            await ws.accept()
             await ws.close(TRY_AGAIN_LATER, refused)
             return
         try:
+            await ws.accept()
             await relay(ws, table)
         finally:
             sockets.leave(client)
