@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import logging
 import signal
 import sys
 from collections.abc import AsyncIterator, Coroutine, Iterator
@@ -22,6 +21,7 @@ if TYPE_CHECKING:
 
 METAVARS = {"mqtt": "URL", "db": "URL", "data_dir": "DIR", "host": "ADDR", "port": "PORT"}
 EXIT_IN_USE = 1
+EXIT_UNUSABLE_DATABASE = 3
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -35,7 +35,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             "/docs). Every option can also be set in the [serve] table of the --config TOML "
             "file or as MJTABLE_SERVE_<OPTION>; the command line wins, then the environment, "
             "then the file. Runs until SIGINT/SIGTERM; exit 2 on a bad configuration, 1 when "
-            "another service holds the SQLite database."
+            "another service holds the SQLite database, 3 when the database cannot be used "
+            "(an empty, corrupt or non-SQLite file, tables that are not mjtable's, or a "
+            "newer mjtable's migration): one line says which and what to do."
         ),
     )
     add_settings_arguments(p, ServeSettings, "serve", METAVARS)
@@ -47,13 +49,17 @@ def serve_settings(args: argparse.Namespace) -> ServeSettings:
 
 
 def run(args: argparse.Namespace) -> int:
+    from mjtable.logs import configure_logging
+    from table_service.store import StoreAhead, StoreDamaged
+
     settings = serve_settings(args)
-    logging.basicConfig(
-        level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
+    configure_logging(settings.log_level)
     try:
         with single_writer(settings):
             asyncio.run(serve(settings))
+    except (StoreDamaged, StoreAhead) as exc:  # one line, not the traceback of a startup
+        print(f"serve: {exc}", file=sys.stderr)
+        return EXIT_UNUSABLE_DATABASE
     except BlockingIOError:
         print(
             f"serve: another mjtable serve holds {settings.database_url}; SQLite takes one "

@@ -9,10 +9,12 @@ The schema is built by the Alembic migrations in `migrations/` (`Store.migrate()
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import hashlib
 import io
 import secrets
+import sqlite3
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
@@ -23,12 +25,14 @@ from typing import Any, Final, Literal, TypeVar
 
 from alembic import command
 from alembic.config import Config
+from alembic.script import ScriptDirectory
+from alembic.util import CommandError
 from pydantic import ValidationError
 from sqlalchemy import Engine, Select, create_engine, event, func, inspect, or_, select, text
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, aliased
-from sqlalchemy.pool import StaticPool
+from sqlalchemy.pool import NullPool, StaticPool
 
 from firmware_bridge.messages import Event
 from table_service.mirror.records import Fault, HandRecord, Violation
@@ -67,6 +71,10 @@ CORRECTION_KINDS: Final = ("penalty", "deal", "note")
 DECISIONS: Final = ("confirmed", "dismissed")
 ROLES: Final = ("referee", "admin")
 _MIGRATION_LOCK: Final = 0x6D6A7462  # "mjtb": one migrator at a time on PostgreSQL
+SQLITE_HEADER: Final = b"SQLite format 3\x00"
+RESTORE_OR_MOVE: Final = (
+    "restore it from a backup (`mjtable db restore`) or move it away to start a new database"
+)
 
 
 class StoreError(Exception):
@@ -88,6 +96,26 @@ class NotFound(StoreError, LookupError):
 
 class InvalidEntry(StoreError, ValueError):
     """An entry or record that cannot be stored as given (the caller's mistake)."""
+
+
+class StoreDamaged(StoreError):
+    """The database cannot be the store's: an emptied, truncated, corrupt or non-SQLite file,
+    or a database holding tables that are not mjtable's. Refused, never built over: a new
+    empty schema would lose the records without a word. The message names the database,
+    what is wrong and what to do."""
+
+
+class StoreAhead(StoreError):
+    """The database is at a migration this code does not know: a newer mjtable wrote it, and
+    this one cannot know its schema (nor serve it, nor upgrade it)."""
+
+    def __init__(self, where: str, revision: str, head: str | None) -> None:
+        super().__init__(
+            f"database {where}: at revision {revision}, which this mjtable (newest {head}) "
+            "does not know: a newer mjtable wrote it; upgrade mjtable (or restore a backup "
+            "this version made)"
+        )
+        self.revision = revision
 
 
 def database_url(url: str | URL) -> URL:
@@ -144,6 +172,63 @@ def alembic_config(url: str | URL) -> Config:
     return config
 
 
+def sqlite_damage(path: Path) -> str | None:
+    """What makes an existing SQLite file unusable (empty, not SQLite, truncated, failing
+    `PRAGMA quick_check`), None when it is sound. Read before the store's engine opens it:
+    that would write a new database's header over an emptied file."""
+    size = path.stat().st_size
+    if size == 0:
+        return (
+            "an empty file (0 bytes), though mjtable makes its database whole: its records are gone"
+        )
+    with path.open("rb") as file:
+        header = file.read(100)
+    if not header.startswith(SQLITE_HEADER):
+        return "not a SQLite database (its first bytes are not SQLite's header)"
+    try:  # mode=rw: a file removed meanwhile is not created again
+        with contextlib.closing(
+            sqlite3.connect(f"{path.absolute().as_uri()}?mode=rw", uri=True)
+        ) as db:
+            problems = [str(row[0]) for row in db.execute("PRAGMA quick_check(3)")]
+    except sqlite3.DatabaseError as exc:
+        problems = [str(exc)]
+    if problems == ["ok"]:
+        return None
+    page_size = int.from_bytes(header[16:18]) if len(header) >= 18 else 0
+    page_size = 65536 if page_size == 1 else page_size
+    pages = int.from_bytes(header[28:32]) if len(header) == 100 else 0
+    if len(header) < 100 or (header[24:28] == header[92:96] and size < pages * page_size):
+        counted = f" of the {pages * page_size} its header counts" if pages else ""
+        return f"truncated to {size} bytes{counted} ({'; '.join(problems)})"
+    return f"damaged (quick_check: {'; '.join(problems)})"
+
+
+def database_revision(connection: Any, where: str) -> str | None:
+    """The database's migration, None for a new one (no tables but Alembic's own); raises
+    StoreDamaged for tables without a migration (not mjtable's: building ours beside
+    them would hide that the URL is wrong), StoreAhead for a migration not in this code."""
+    names = set(inspect(connection).get_table_names())
+    current = None  # read directly: Alembic's MigrationContext logs two lines at each look
+    if "alembic_version" in names:
+        current = connection.execute(text("SELECT version_num FROM alembic_version")).scalar()
+    if current is None:
+        foreign = sorted(names - {"alembic_version"})
+        if foreign:
+            shown = ", ".join(foreign[:5]) + (", …" if len(foreign) > 5 else "")
+            raise StoreDamaged(
+                f"database {where}: holds tables ({shown}) but no mjtable migration "
+                "(alembic_version): not an mjtable database; point --db or --data-dir at "
+                "mjtable's, or move this one away"
+            )
+        return None
+    script = ScriptDirectory.from_config(alembic_config("sqlite://"))
+    try:
+        script.get_revision(current)
+    except CommandError:
+        raise StoreAhead(where, current, script.get_current_head()) from None
+    return str(current)
+
+
 def token_hash(secret: str) -> str:
     """The sha256 hex stored for a token's secret (the secret itself never is)."""
     return hashlib.sha256(secret.encode()).hexdigest()
@@ -153,7 +238,21 @@ class Store:
     """The service's records: the tables' logs and what the mirror concluded from them."""
 
     def __init__(self, url: str | URL) -> None:
+        """Open the store at `url` (a missing SQLite file is made, whole, by migrate()); an
+        existing SQLite file is checked before anything is written to it: StoreDamaged
+        when it is not a sound mjtable database, StoreAhead when a newer mjtable wrote it."""
         self.url = database_url(url)
+        path = self._sqlite_file()
+        if path is not None and path.exists():
+            problem = sqlite_damage(path)
+            if problem is not None:
+                raise StoreDamaged(f"database {path}: {problem}; {RESTORE_OR_MOVE}")
+            plain = create_engine(self.url, poolclass=NullPool)  # before WAL is set on it
+            try:
+                with plain.connect() as connection:
+                    database_revision(connection, str(path))
+            finally:
+                plain.dispose()
         self.engine = make_engine(self.url)
         self._writer = self.engine.execution_options(mjtable_write=True)
 
@@ -165,13 +264,32 @@ class Store:
         return cls(f"sqlite:///{directory / DB_FILE}")
 
     def migrate(self) -> None:
-        """Bring the schema to the newest migration (alembic upgrade head); idempotent."""
+        """Bring the schema to the newest migration (alembic upgrade head); idempotent.
+        A new database is built whole; one that is not mjtable's raises StoreDamaged, one
+        a newer mjtable wrote StoreAhead, and nothing is changed."""
         config = alembic_config(self.url)
         with self._writer.begin() as connection:
             if connection.dialect.name == "postgresql":
                 connection.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _MIGRATION_LOCK})
+            database_revision(connection, self.where)
             config.attributes["connection"] = connection
             command.upgrade(config, "head")
+
+    def revision(self) -> str | None:
+        """The database's migration (None: a new database), refused as migrate() would."""
+        with self.engine.connect() as connection:
+            return database_revision(connection, self.where)
+
+    @property
+    def where(self) -> str:
+        """The database as its messages name it: the file, or the URL without password."""
+        path = self._sqlite_file()
+        return str(path) if path is not None else self.url.render_as_string(hide_password=True)
+
+    def _sqlite_file(self) -> Path | None:
+        if self.url.get_backend_name() != "sqlite" or self.url.database in (None, "", ":memory:"):
+            return None
+        return Path(self.url.database)
 
     def close(self) -> None:
         """Release the connections."""
