@@ -67,6 +67,7 @@ class SeatState:
     declaration_void: bool = False  # D7: a passed win voids the declaration's 台
     declared_at: int = -1  # river length when 地聽 was declared
     declared_key: tuple[int, int] | None = None  # (boot_id, seq) of the ready button
+    void_declared: str | None = None  # a declaration judged void (D7): public at the end
     shown: set[int] = field(default_factory=set)  # 禁制 8: kinds shown by own fault
     flagged: set[int] = field(default_factory=set)  # flowers already flagged as kept in hand
     round_discards: set[int] = field(default_factory=set)  # kinds discarded since own discard
@@ -130,9 +131,7 @@ class SeatState:
             "flowers": [f"h{tile_flower(t)}" for t in self.flowers],
             "discards": [tile_code(t) for t in self.river],
             "dead_hand": self.dead,
-            # D7: a passed win voids the declaration; the public learns it at the hand's end
-            # (before then it would tell 過水, and so a wait).
-            "declared": None if self.declaration_void and shown else self.declared,
+            "declared": self._declared_as_seen(shown),
             "owed_replacements": self.owed,
         }
         if concealed:  # what only the referee may see: the tiles, and 過水 (it tells a wait)
@@ -140,6 +139,14 @@ class SeatState:
             data["concealed"] = [tile_code(t) for t in self.concealed]
             data["concealed_ids"] = list(self.concealed)
         return data
+
+    def _declared_as_seen(self, shown: bool) -> str | None:
+        """D7: a passed win voids a declaration, and one on a hand not ready is void; the
+        public learns either at the hand's end (before, it would tell 過水 and so a wait,
+        or that the hand is not ready): it still sees the button pressed."""
+        if shown:
+            return None if self.declaration_void else self.declared
+        return self.declared or self.void_declared
 
 
 @dataclass

@@ -264,6 +264,7 @@ class WinsMixin(MirrorCore):
             f"seat {s.seat} declared ready on a hand that is not ready",
             at=s.declared_key,
         )
+        s.void_declared = s.declared
         s.declared = None
         s.declared_at = -1
         s.declared_key = None

@@ -99,3 +99,21 @@ def test_a_standing_declaration_is_public() -> None:
     t.button(2, "ready")
     assert seat(t, 2)["declared"] == seat(t, 2, concealed=True)["declared"] == "heavenly_ready"
     assert t.violations() == []
+
+
+def test_a_void_declaration_looks_pressed_to_the_public_until_the_hand_ends() -> None:
+    """Seat 2 declares 天聽 on a hand that is not ready: the referee's view has no
+    declaration, the public's still shows it (its voiding is told at the hand's end)."""
+    t = Script(quiet())
+    t.button(2, "ready")  # before any discard: a 天聽, judged at once
+    assert any(getattr(r, "code", None) == "void_declaration" for r in t.records)
+    hand = t.mirror.hand
+    assert hand is not None
+    public = hand.snapshot(concealed=False)["seats"][2]["declared"]
+    referee = hand.snapshot(concealed=True)["seats"][2]["declared"]
+    assert public is not None and referee is None
+    while t.drawable > 0:
+        t.cycle(t.next_seat)
+    t.finish()
+    assert t.mirror.hand is not None and t.mirror.hand.phase == "over"
+    assert t.mirror.hand.snapshot(concealed=False)["seats"][2]["declared"] is None
