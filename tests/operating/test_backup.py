@@ -7,7 +7,9 @@ there makes a scratch database, since pg_dump and pg_restore work on whole datab
 
 from __future__ import annotations
 
+import json
 import os
+import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -190,3 +192,63 @@ def test_db_reads_the_services_settings_file(tmp_path: Path) -> None:
     assert db("upgrade", "--config", str(config)) == 0
     assert (tmp_path / "data" / "mjtable.db").is_file()
     assert db("current", "--config", str(config)) == 0
+
+
+RECORDER = """#!{python}
+import json, os, sys
+with open({record!r}, "a") as out:
+    out.write(json.dumps({{"argv": sys.argv, "env": dict(os.environ)}}) + "\\n")
+for arg in sys.argv:
+    if arg.startswith("--file="):
+        open(arg.removeprefix("--file="), "wb").write(b"PGDMP")
+"""
+
+
+@pytest.mark.skipif(not PG_URL, reason="MJTABLE_TEST_DATABASE_URL is not set")
+def test_the_database_password_never_reaches_a_command_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """pg_dump and pg_restore are found on PATH: a recorder put first there sees the
+    argv and environment each child really got (what `ps` would show, and what not)."""
+    assert PG_URL is not None
+    secret = "s3cret-Pw0rd"
+    url = make_url(PG_URL).set(password=secret).render_as_string(hide_password=False)
+    assert db("upgrade", "--db", url) == 0  # the test server trusts 127.0.0.1: any password
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    record = tmp_path / "calls.jsonl"
+    for name in ("pg_dump", "pg_restore"):
+        (tools / name).write_text(RECORDER.format(python=sys.executable, record=str(record)))
+        (tools / name).chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tools}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.delenv("PGPASSWORD", raising=False)
+
+    dump = tmp_path / "club.dump"
+    assert db("backup", "--db", url, str(dump)) == 0
+    assert dump.read_bytes() == b"PGDMP"
+    assert db("restore", "--db", url, str(dump)) == 0
+
+    calls = [json.loads(line) for line in record.read_text().splitlines()]
+    assert [Path(call["argv"][0]).name for call in calls] == ["pg_dump", "pg_restore"]
+    parsed = make_url(PG_URL)
+    for call in calls:
+        assert not any(secret in arg for arg in call["argv"]), call["argv"]
+        assert not any("://" in arg for arg in call["argv"])  # no URL at all
+        assert call["env"]["PGPASSWORD"] == secret
+        assert f"--host={parsed.host}" in call["argv"]
+        assert f"--username={parsed.username}" in call["argv"]
+        assert f"--dbname={parsed.database}" in call["argv"]
+    assert "PGPASSWORD" not in os.environ  # the parent's own environment is left as it was
+
+
+def test_url_parameters_ride_in_a_connection_string() -> None:
+    from mjtable.commands.db import libpq_arguments
+
+    options, env = libpq_arguments(
+        "postgresql://club:p%40ss@db.lan:5433/it's?sslmode=require&options=-csearch_path%3Dx"
+    )
+    assert options == [
+        "--host=db.lan", "--port=5433", "--username=club",
+        "--dbname=dbname='it\\'s' sslmode=require options=-csearch_path=x",
+    ]  # fmt: skip
+    assert env == {"PGPASSWORD": "p@ss"}
