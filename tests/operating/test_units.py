@@ -101,3 +101,14 @@ def test_the_backup_unit_backs_up_the_services_database() -> None:
     assert args.dest == Path("/var/backups/mjtable")
     timer = unit("mjtable-backup.timer")
     assert timer["Timer"]["OnCalendar"] and timer["Timer"]["Persistent"] == "true"
+
+
+@pytest.mark.parametrize(
+    ("name", "least"), [("mjtable-serve.service", 65536), ("mjtable-bridge@.service", 4096)]
+)
+def test_each_long_running_unit_raises_its_descriptor_limit(name: str, least: int) -> None:
+    """The service holds a descriptor per WebSocket client: at systemd's default soft
+    limit (1024) it stopped storing at about a thousand of them."""
+    limit = unit(name)["Service"]["LimitNOFILE"]
+    soft, _, hard = limit.partition(":")
+    assert int(soft) >= least and (not hard or int(hard) >= int(soft))
