@@ -509,7 +509,15 @@ def create_app(
 
     @app.get("/api/tables/{table}", responses=READ_ONE)
     async def table(table: TableName) -> dict[str, Any]:
+        """The table's live state as the public may see it: no concealed tiles during play
+        (an 暗槓 by its kind alone), no 過水, a void declaration still shown as declared."""
         return dict(runner_or_404(table).state())
+
+    @app.get("/api/tables/{table}/referee", responses=REFEREE)
+    async def table_for_referee(table: TableName, _: RefereeToken) -> dict[str, Any]:
+        """The table's live state as the referee sees it: every seat's concealed tiles and
+        its 過水, an 暗槓's tiles, a declaration as judged."""
+        return dict(runner_or_404(table).state(concealed=True))
 
     @app.get("/api/tables/{table}/hands", responses=READ_ONE)
     async def table_hands(

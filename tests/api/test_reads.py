@@ -74,6 +74,18 @@ async def test_live_tables_show_the_table_but_no_concealed_tile_during_play(
     assert hand == public
 
 
+async def test_the_referee_sees_the_concealed_tiles_with_a_token(
+    api: Api, game: list[RecordedHand]
+) -> None:
+    n, truth = mid_hand(game, "t1")
+    await api.play("t1", events_of(game, "t1")[:n])
+    response = await api.client.get("/api/tables/t1/referee")
+    assert response.status_code == 401  # the public never reads a hand in play
+    seen = await api.get_as(api.as_referee, "/api/tables/t1/referee")
+    assert seen["hand"] == truth["hand"]  # every seat's tiles, as the mirror has them
+    assert has_secret(seen)
+
+
 async def test_an_unknown_table_is_a_404_and_a_bad_name_a_422(api: Api) -> None:
     response = await api.client.get("/api/tables/nope")
     assert response.status_code == 404
