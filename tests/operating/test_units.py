@@ -112,3 +112,12 @@ def test_each_long_running_unit_raises_its_descriptor_limit(name: str, least: in
     limit = unit(name)["Service"]["LimitNOFILE"]
     soft, _, hard = limit.partition(":")
     assert int(soft) >= least and (not hard or int(hard) >= int(soft))
+
+
+def test_the_service_unit_does_not_restart_on_a_database_it_refuses() -> None:
+    """A damaged database stays damaged: restarting every 2 s would only repeat the line."""
+    from mjtable.commands.serve import EXIT_UNUSABLE_DATABASE
+
+    service = unit("mjtable-serve.service")["Service"]
+    assert service["Restart"] == "always"
+    assert str(EXIT_UNUSABLE_DATABASE) in service["RestartPreventExitStatus"].split()
