@@ -597,7 +597,11 @@ def create_app(
             )
         return dict(await db(store.export_session, session_id))
 
-    @app.get("/api/violations", responses=errors(401, 422, 429))
+    @app.get(
+        "/api/violations",
+        responses=errors(401, 422, 429),
+        openapi_extra={"security": [{}, {"HTTPBearer": []}]},  # a token is optional here
+    )
     async def violations(
         request: Request,
         credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
