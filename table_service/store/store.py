@@ -284,7 +284,9 @@ class Store:
     def where(self) -> str:
         """The database as its messages name it: the file, or the URL without password."""
         path = self._sqlite_file()
-        return str(path) if path is not None else self.url.render_as_string(hide_password=True)
+        if path is not None:
+            return str(path)
+        return self.url.set(drivername=self.url.get_backend_name()).render_as_string()
 
     def _sqlite_file(self) -> Path | None:
         if self.url.get_backend_name() != "sqlite" or self.url.database in (None, "", ":memory:"):
