@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import logging
 import signal
 import sys
 
@@ -12,6 +11,7 @@ from firmware_bridge.bridge import Bridge
 from firmware_bridge.outbox import OutboxDamaged
 from firmware_bridge.settings import BridgeSettings, load_settings
 from firmware_bridge.stopping import cancel_and_wait
+from mjtable.logs import configure_logging
 from mjtable.settings_cli import EXIT_BAD_CONFIG, add_settings_arguments, settings_from
 
 METAVARS = {"port": "URL", "mqtt": "URL", "outbox": "PATH", "table": "ID"}
@@ -41,9 +41,7 @@ def bridge_settings(args: argparse.Namespace) -> BridgeSettings:
 
 def run(args: argparse.Namespace) -> int:
     settings = bridge_settings(args)
-    logging.basicConfig(
-        level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
+    configure_logging(settings.log_level)
     try:
         bridge = Bridge(settings)
     except OutboxDamaged as exc:

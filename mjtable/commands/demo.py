@@ -10,6 +10,7 @@ import sys
 
 from mjtable.commands.serve import stop_on_signals
 from mjtable.demo import DemoConfig, DemoError, run_demo
+from mjtable.logs import configure_logging
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -68,9 +69,7 @@ def run(args: argparse.Namespace) -> int:
         mqtt_port=args.mqtt_port, db=args.db, host=args.host, port=args.port, seed=args.seed,
         violations=args.violations,
     )  # fmt: skip
-    logging.basicConfig(
-        level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
+    configure_logging(logging.WARNING)
     try:
         asyncio.run(_main(config))
     except DemoError as exc:

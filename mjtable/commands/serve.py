@@ -105,7 +105,7 @@ async def running_service(settings: ServeSettings) -> AsyncIterator[ServiceParts
     app = create_app(service, store)
     config = uvicorn.Config(
         app, host=settings.host, port=settings.port, log_level=settings.log_level.lower(),
-        lifespan="off",
+        lifespan="off", log_config=None,  # its lines through the root handler's LogOnce
     )  # fmt: skip
     server = uvicorn.Server(config)
     server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
