@@ -500,7 +500,7 @@ def create_app(
         being stored (the database away, the broker away, the locks lost, the writer
         stalled, the backlog full); the tables it follows and the age of each one's last
         stored event."""
-        return service.health()
+        return service.health().model_copy(update={"websockets": app.state.sockets.counts()})
 
     @app.get("/api/tables")
     async def tables() -> list[dict[str, Any]]:

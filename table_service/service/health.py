@@ -38,6 +38,9 @@ class Health(BaseModel):
         description="the backlog passed its limit: events are left with the bridges' outboxes "
         "(durable) and asked for again once it drains"
     )
+    websockets: dict[str, int] = Field(
+        default_factory=dict, description="WebSocket clients open, and refused over the caps"
+    )
 
 
 @dataclass(frozen=True)

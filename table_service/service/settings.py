@@ -10,6 +10,7 @@ from pydantic import Field, field_validator
 from pydantic_settings import SettingsConfigDict
 
 from firmware_bridge.settings import BrokerSettings, load_toml_settings
+from table_service.service.guards import AUTH_FREE, AUTH_RATE, MAX_BODY, WS_PER_CLIENT, WS_TOTAL
 
 
 class ServeSettings(BrokerSettings):
@@ -46,6 +47,19 @@ class ServeSettings(BrokerSettings):
         description="entries waiting to be stored before intake pauses (the bridges keep "
         "their events and replay them)",
     )
+    max_body: int = Field(
+        MAX_BODY, ge=1024, description="bytes a request body may have (more: 413, unread)"
+    )
+    auth_free: int = Field(
+        AUTH_FREE, ge=1, description="unknown tokens one client address may present at once"
+    )
+    auth_rate: float = Field(
+        AUTH_RATE, gt=0, description="failed token guesses a second a client earns back (429)"
+    )
+    ws_per_client: int = Field(
+        WS_PER_CLIENT, ge=1, description="WebSockets one client address may hold open"
+    )
+    ws_total: int = Field(WS_TOTAL, ge=1, description="WebSockets open in all (more: 1013)")
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field("INFO")
 
     @field_validator("db")
