@@ -34,7 +34,7 @@ from typing import Any
 import mjtable
 
 BENCH_DIR = Path(mjtable.__file__).resolve().parent.parent / "bench"
-BENCHES = ("scoring", "codec", "bridge", "mirror", "sim", "service", "soak")
+BENCHES = ("scoring", "codec", "bridge", "mirror", "sim", "service", "hardening", "soak")
 EXIT_USAGE = 2
 CLUB_RATE = 500  # events/s of a 50-table club: the rate the service's latency is read at
 P99_AIM_MS = 50.0
@@ -67,6 +67,10 @@ def jobs(quick: bool, mqtt: str | None, db: str | None) -> list[Job]:
         service_50 = {"tables": 50, "rates": "100,250,500,1000,2000", "step_seconds": 40.0}
         drain = {"drain_seconds": 30.0}
     q = quick
+    hardening = (
+        {"seconds": 20.0, "drain_seconds": 30.0, "phase_seconds": 8.0, "ws_clients": 600}
+        if q else {}
+    )  # fmt: skip
     bridge = {"events": 500 if q else 3000, "latency_events": 100 if q else 500}
     return [
         Job("scoring", "scoring", "scoring", "measure",
@@ -81,6 +85,8 @@ def jobs(quick: bool, mqtt: str | None, db: str | None) -> list[Job]:
             {**service_1, **drain, **broker, **service_db}),
         Job("service", "service_50", "service", "measure",
             {**service_50, **drain, **broker, **service_db}),
+        Job("hardening", "hardening", "hardening", "measure",
+            {**hardening, **broker, **service_db}),
         Job("soak", "soak", "", "soak",
             {"hands": 10 if q else 50, "tables": 2 if q else 5, "mqtt": mqtt}),
     ]  # fmt: skip
@@ -93,9 +99,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         description=(
             "Runs the benchmarks of the repository's bench/ folder (scoring and waits beside "
             "the `mahjong` library, the wire codec, the bridge, the game mirror and replay, "
-            "the whole loop, the table service at 1 and 50 tables, and a soak with every "
-            "fault) and prints the machine and one table: figure, value, unit, ratio or aim. "
-            "The full run takes about 12 minutes on 2 cores; --quick about 5. The service "
+            "the whole loop, the table service at 1 and 50 tables, its hardening (memory "
+            "under a flood, storing under crowds of readers and token guessers), and a soak "
+            "with every fault) and prints the machine and one table: figure, value, unit, "
+            "ratio or aim. The full run takes about 18 minutes on 2 cores; --quick about 7. "
+            "The service "
             "needs PostgreSQL (--db) and an MQTT broker (--mqtt, default 127.0.0.1:1883). "
             "Exit 0 when every bench ran, 1 when one broke, 2 on bad options or when bench/ "
             "is missing (an install without the repository)."
@@ -112,7 +120,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument(
         "--db", metavar="URL",
         help="the service's database: a PostgreSQL URL or 'sqlite' (default: the local test "
-        "PostgreSQL)",
+        "PostgreSQL; SQLite for the hardening bench)",
     )  # fmt: skip
     p.set_defaults(func=run)
 
@@ -332,7 +340,7 @@ def table_rows(figures: dict[str, Any], errors: dict[str, str]) -> list[Row]:
     makers: dict[str, Callable[[Any], list[Row]]] = {
         "scoring": scoring_rows, "codec": codec_rows, "bridge": bridge_rows,
         "mirror": mirror_rows, "sim": sim_rows, "service_1": service_rows,
-        "service_50": service_rows, "soak": soak_rows,
+        "service_50": service_rows, "hardening": hardening_rows, "soak": soak_rows,
     }  # fmt: skip
     for key, make in makers.items():
         if key in figures:
@@ -462,6 +470,11 @@ def service_rows(f: dict[str, Any]) -> list[Row]:
             f" held {rate(step['held'])}/s",
         ))  # fmt: skip
     return rows
+
+
+def hardening_rows(f: dict[str, Any]) -> list[Row]:
+    """bench/hardening.py's own summary rows (the flood's memory, storing under crowds)."""
+    return [(a, b, c, d) for a, b, c, d in load_bench("hardening").summary_rows(f)]
 
 
 def soak_rows(f: dict[str, Any]) -> list[Row]:
