@@ -3,7 +3,7 @@ under a flood of events, and storing goes on unharmed while crowds read and gues
 
     .venv/bin/python bench/hardening.py [--mqtt mqtt://127.0.0.1:1883]
         [--db sqlite | --db postgresql://postgres@127.0.0.1:5432/test] [--tables 6]
-        [--seconds 60] [--small-backlog 2000] [--phase-seconds 15] [--rate 300]
+        [--seconds 60] [--ahead 50000] [--small-backlog 2000] [--phase-seconds 15] [--rate 300]
         [--ws-clients 1000] [--readers 20] [--guesses 2000] [--seed 1]
 
 Who runs where (one 2-core machine runs it all, as bench/service.py, whose helpers this
@@ -25,7 +25,10 @@ reuses: the RSS and CPU readers, the stored-event counter, the load child's prot
   table), a plain client timing GET /api/tables.
 
 1. Memory under a flood. The publishers send as fast as they can for `--seconds` (far
-   faster than the service stores), then stop and only answer replays. The service
+   faster than the service stores), then stop and only answer replays. They keep at most
+   `--ahead` events published and not yet stored (the probe tells them what is stored each
+   second): always far past the service's limit, so the flood never lets up, yet small
+   enough to be stored within the drain's wait. The service
    pauses its intake past `--backlog-max` and asks the bridges again for what it left.
    Sampled every second: the service's RSS (start, peak, end of the flood, growth over
    its last half), events stored a second, the backlog and whether intake was paused
@@ -186,7 +189,8 @@ async def _publishers(cfg: dict[str, Any]) -> None:
         command = json.loads(await asyncio.to_thread(sys.stdin.readline))
         assert command["do"] == "start"
         stop = asyncio.Event()
-        sent = 0
+        sent = stored = 0
+        ahead = cfg.get("ahead")
         rate = cfg.get("rate")
         each = rate / len(bridges) if rate else None
 
@@ -204,6 +208,9 @@ async def _publishers(cfg: dict[str, Any]) -> None:
         async def play(bridge: FloodBridge, game: list[Event]) -> None:
             next_at = time.monotonic()
             while not stop.is_set():
+                if ahead and sent - stored >= ahead:  # the most the bridges hold unstored
+                    await asyncio.sleep(0.05)
+                    continue
                 await publish_next(bridge, game)
                 if each is None:
                     if sent % 32 == 0:
@@ -222,8 +229,14 @@ async def _publishers(cfg: dict[str, Any]) -> None:
                 await asyncio.sleep(0.25)
 
         async def stopper() -> None:
-            await asyncio.to_thread(sys.stdin.readline)  # {"do": "stop"}
-            stop.set()
+            nonlocal stored
+            while True:  # {"do": "stored", "n": N} from the probe, until {"do": "stop"}
+                command = json.loads(await asyncio.to_thread(sys.stdin.readline) or "{}")
+                if command.get("do") == "stored":
+                    stored = command["n"]
+                    continue
+                stop.set()
+                return
 
         reporter = asyncio.create_task(report())
         await asyncio.gather(stopper(), *(play(b, g) for b, g in zip(bridges, games, strict=True)))
@@ -559,7 +572,7 @@ async def flood(args: argparse.Namespace, workdir: Path, backlog: int) -> dict[s
             await service.up()
             hands = 12
             cfg = {"tables": names, "mqtt": args.mqtt, "base": base, "seed": args.seed,
-                   "hands": hands, "faults": 0.0}  # fmt: skip
+                   "hands": hands, "faults": 0.0, "ahead": args.ahead}  # fmt: skip
             pub = await _child(["--publishers", json.dumps(cfg)], workdir, f"flood-{backlog}")
             await pub.expect("ready", 120)
             watch = LogWatch(db_url)
@@ -573,6 +586,7 @@ async def flood(args: argparse.Namespace, workdir: Path, backlog: int) -> dict[s
             while (now := time.monotonic()) < t0 + args.seconds:
                 health = await asyncio.to_thread(_health, service.port)
                 stored = await asyncio.to_thread(watch.poll)
+                pub.tell({"do": "stored", "n": stored})
                 samples.append({
                     "t": round(now - t0, 2), "rss_mb": round(service.rss_mb(), 1),
                     "stored": stored, "sent": pub.sent_at(now),
@@ -631,6 +645,7 @@ async def flood(args: argparse.Namespace, workdir: Path, backlog: int) -> dict[s
     backlogs = [s["backlog"] for s in samples if isinstance(s["backlog"], int)]
     result = {
         "backlog_max": backlog,
+        "ahead": args.ahead,
         "tables": args.tables,
         "seconds": args.seconds,
         "rss_start_mb": round(rss_start, 1),
@@ -1000,6 +1015,7 @@ def measure(
     tables: int = 6,
     seconds: float = 60.0,
     drain_seconds: float = 45.0,
+    ahead: int = 50_000,
     small_backlog: int = 2000,
     phase_seconds: float = 15.0,
     rate: float = 300.0,
@@ -1038,6 +1054,11 @@ def main() -> None:
     parser.add_argument(
         "--drain-seconds", type=float, default=45.0,
         help="the most a flood's backlog is waited for afterwards",
+    )  # fmt: skip
+    parser.add_argument(
+        "--ahead", type=int, default=50_000,
+        help="the most events the flood's bridges hold published and not yet stored (0: no"
+        " limit; the drain afterwards may then outlast --drain-seconds)",
     )  # fmt: skip
     parser.add_argument("--small-backlog", type=int, default=2000, help="the small --backlog-max")
     parser.add_argument("--phase-seconds", type=float, default=15.0)

@@ -68,7 +68,7 @@ def jobs(quick: bool, mqtt: str | None, db: str | None) -> list[Job]:
         drain = {"drain_seconds": 30.0}
     q = quick
     hardening = (
-        {"seconds": 20.0, "drain_seconds": 30.0, "phase_seconds": 8.0, "ws_clients": 600}
+        {"seconds": 40.0, "drain_seconds": 30.0, "phase_seconds": 8.0, "ws_clients": 600}
         if q else {}
     )  # fmt: skip
     bridge = {"events": 500 if q else 3000, "latency_events": 100 if q else 500}
