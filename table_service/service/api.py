@@ -66,7 +66,7 @@ from table_service.service.guards import (
     client_of,
 )
 from table_service.service.health import Health
-from table_service.service.hub import RESYNC
+from table_service.service.hub import FLUSH_EVERY, RESYNC
 from table_service.service.live import Service
 from table_service.store import (
     CorrectionRow,
@@ -728,16 +728,17 @@ def create_app(
             sockets.leave(client)
 
     async def relay(ws: WebSocket, table: str | None) -> None:
-        async with service.hub.subscribe(table) as queue:
+        async with service.hub.subscribe(table) as feed:
 
             async def send() -> None:
                 await ws.send_json(snapshot(table))
                 while True:
-                    message = await queue.get()  # JSON text, made once for every client
-                    if message is RESYNC:
-                        await ws.send_json(snapshot(table))
-                    else:
-                        await ws.send_text(message)
+                    for message in await feed.next():  # JSON texts, made once for all
+                        if message is RESYNC:
+                            await ws.send_json(snapshot(table))
+                        else:
+                            await ws.send_text(message)
+                    await asyncio.sleep(FLUSH_EVERY)  # states meanwhile: only the newest
 
             async def receive() -> None:  # the client says nothing; this hears it go
                 while (await ws.receive())["type"] != "websocket.disconnect":

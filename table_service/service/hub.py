@@ -1,8 +1,11 @@
 """Live changes fanned out to WebSocket clients: one channel per table, and the club's.
 
-In-process and bounded: a client too slow to keep up is not allowed to hold the
-service back; its queue is cleared and it is told to fetch a fresh snapshot. A change
-is made JSON text once, whoever hears it: each client costs a queue put, not a dumps.
+In-process and bounded, and never the writer's rival: a change is made JSON text once,
+whoever hears it, and each client's `Feed` keeps its records (a hand, a violation, a
+fault) in order but only the newest state of each table, which its sender takes at most
+every `FLUSH_EVERY` seconds. So a client costs a few sends a second however fast the
+tables play (a scoreboard needs the newest picture, not every one between), and one
+too slow even for that is told to fetch a fresh snapshot.
 """
 
 from __future__ import annotations
@@ -16,42 +19,76 @@ from typing import Any, Final
 CLUB: Final = "*"  # the channel that hears every table
 # "you missed changes: fetch a snapshot" (a subscriber tells it by identity: `is RESYNC`)
 RESYNC: Final[str] = json.dumps({"type": "resync"})
+FLUSH_EVERY: Final = 0.25  # seconds a client's sender waits between batches
+RECORDS_MAX: Final = 1000  # records a client may have waiting before it is told to resync
+
+
+class Feed:
+    """One client's changes since its sender last took them."""
+
+    def __init__(self, maxsize: int = RECORDS_MAX) -> None:
+        self.maxsize = maxsize
+        self._records: list[str] = []
+        self._states: dict[str, str] = {}  # per table, its newest state; in first-seen order
+        self._resync = False
+        self._ready = asyncio.Event()
+
+    def put(self, table: str, kind: str, text: str) -> None:
+        if self._resync:
+            return  # the snapshot to come holds this change too
+        if kind == "state":
+            self._states[table] = text
+        elif len(self._records) >= self.maxsize:
+            self._records.clear()
+            self._states.clear()
+            self._resync = True
+        else:
+            self._records.append(text)
+        self._ready.set()
+
+    def take(self) -> list[str]:
+        """What is waiting, records first, then each table's newest state; [RESYNC] when
+        the client fell too far behind; [] when nothing is."""
+        out = [RESYNC] if self._resync else self._records + list(self._states.values())
+        self._records, self._states, self._resync = [], {}, False
+        self._ready.clear()
+        return out
+
+    async def next(self) -> list[str]:
+        """Wait until something is waiting, then take it."""
+        await self._ready.wait()
+        return self.take()
 
 
 class Hub:
     """Publish a table's changes; subscribe to one table or to the club."""
 
-    def __init__(self, maxsize: int = 1000) -> None:
+    def __init__(self, maxsize: int = RECORDS_MAX) -> None:
         self.maxsize = maxsize
-        self._subscribers: dict[str, set[asyncio.Queue[str]]] = {}
+        self._subscribers: dict[str, set[Feed]] = {}
 
     def publish(self, table: str, message: dict[str, Any]) -> None:
         """Hand `message`, as JSON text made once, to every subscriber of the table and of
         the club."""
-        queues = [q for channel in (table, CLUB) for q in self._subscribers.get(channel, ())]
-        if not queues:
+        feeds = [f for channel in (table, CLUB) for f in self._subscribers.get(channel, ())]
+        if not feeds:
             return
         text = json.dumps(message, separators=(",", ":"), ensure_ascii=False)
-        for queue in queues:
-            try:
-                queue.put_nowait(text)
-            except asyncio.QueueFull:
-                while not queue.empty():
-                    queue.get_nowait()
-                queue.put_nowait(RESYNC)
+        kind = str(message.get("type", ""))
+        for feed in feeds:
+            feed.put(table, kind, text)
 
     @contextlib.asynccontextmanager
-    async def subscribe(self, table: str | None) -> AsyncIterator[asyncio.Queue[str]]:
-        """A queue of the changes of `table` (None: every table), each a JSON text or
-        RESYNC, while the block runs."""
+    async def subscribe(self, table: str | None) -> AsyncIterator[Feed]:
+        """The feed of the changes of `table` (None: every table) while the block runs."""
         channel = CLUB if table is None else table
-        queue: asyncio.Queue[str] = asyncio.Queue(self.maxsize)
-        self._subscribers.setdefault(channel, set()).add(queue)
+        feed = Feed(self.maxsize)
+        self._subscribers.setdefault(channel, set()).add(feed)
         try:
-            yield queue
+            yield feed
         finally:
             subscribers = self._subscribers[channel]
-            subscribers.discard(queue)
+            subscribers.discard(feed)
             if not subscribers:
                 del self._subscribers[channel]  # a table's channel goes with its last client
 

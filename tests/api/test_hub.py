@@ -1,11 +1,16 @@
-"""The hub fans a change out as one JSON text to every client (a queue put each, not a
-dumps each), and a client too slow to keep up is told to resync."""
+"""The hub fans a change out as one JSON text to every client; each client's feed keeps
+its records in order but only the newest state of each table (its sender takes a batch
+every so often, however fast the tables play); one too far behind is told to resync."""
 
 from __future__ import annotations
 
 import json
 
 from table_service.service.hub import RESYNC, Hub
+
+
+def state(table: str, n: int) -> dict[str, object]:
+    return {"type": "state", "table": table, "state": {"n": n}}
 
 
 async def test_a_change_is_one_text_for_every_subscriber() -> None:
@@ -19,20 +24,37 @@ async def test_a_change_is_one_text_for_every_subscriber() -> None:
     ):
         assert hub.listeners == 4
         hub.publish("t1", change)
-        texts = [one.get_nowait(), two.get_nowait(), club.get_nowait()]
-        assert all(text is texts[0] for text in texts)  # made once, handed to all
+        texts = [*one.take(), *two.take(), *club.take()]
+        assert len(texts) == 3 and all(text is texts[0] for text in texts)  # made once
         assert json.loads(texts[0]) == change and "東" in texts[0]
-        assert other.empty()
+        assert other.take() == []
     assert hub.listeners == 0
 
 
-async def test_a_slow_subscriber_is_told_to_resync() -> None:
+async def test_records_keep_their_order_and_a_table_s_state_only_its_newest() -> None:
+    hub = Hub()
+    async with hub.subscribe(None) as club:
+        hub.publish("t1", state("t1", 1))
+        hub.publish("t1", {"type": "violation", "table": "t1", "n": 1})
+        hub.publish("t2", state("t2", 1))
+        hub.publish("t1", state("t1", 2))
+        hub.publish("t1", {"type": "hand", "table": "t1", "n": 2})
+        hub.publish("t1", state("t1", 3))
+        got = [json.loads(text) for text in await club.next()]
+        assert [(m["type"], m["table"]) for m in got] == [
+            ("violation", "t1"), ("hand", "t1"), ("state", "t1"), ("state", "t2"),
+        ]  # fmt: skip
+        assert got[2]["state"] == {"n": 3}  # the newest picture; the ones between are gone
+        assert club.take() == []
+
+
+async def test_a_subscriber_too_far_behind_is_told_to_resync() -> None:
     hub = Hub(maxsize=2)
     async with hub.subscribe("t1") as slow, hub.subscribe(None) as club:
         for n in range(3):
-            hub.publish("t1", {"type": "state", "table": "t1", "n": n})
-        assert slow.get_nowait() is RESYNC and slow.empty()
-        assert club.get_nowait() is RESYNC and club.empty()
+            hub.publish("t1", {"type": "violation", "table": "t1", "n": n})
+        hub.publish("t1", state("t1", 9))  # the snapshot to come holds it
+        assert slow.take() == [RESYNC] and club.take() == [RESYNC]
         assert json.loads(RESYNC) == {"type": "resync"}
-        hub.publish("t1", {"type": "state", "table": "t1", "n": 3})  # then changes again
-        assert json.loads(slow.get_nowait())["n"] == 3
+        hub.publish("t1", {"type": "violation", "table": "t1", "n": 3})  # then changes again
+        assert [json.loads(t)["n"] for t in slow.take()] == [3]
