@@ -10,7 +10,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from firmware_bridge.counters import Counters
 from firmware_bridge.link import LinkEvent
-from firmware_bridge.messages import EVENT_BODY, Event, Invalid, Topics
+from firmware_bridge.messages import EVENT_BODY, INVALID_ERROR_MAX, Event, Invalid, Topics
 from firmware_bridge.outbox import Outbox
 from firmware_bridge.protocol.catalogue import CommandRefused, plain
 
@@ -33,6 +33,7 @@ def to_event(table: str, item: LinkEvent, bodies: TypeAdapter[Any] = EVENT_BODY)
         except Exception as exc:  # whatever the schema's fault, the event must be stored
             error = f"{item.message.KIND}: refused by the MQTT schema: {_reason(exc)}"
             log.error("event seq %d published as invalid: %s", item.seq, error)
+    error = error[:INVALID_ERROR_MAX]  # the schema's bound: a longer reason must not refuse it
     body = Invalid(type=item.frame_type, payload_hex=item.payload.hex(), error=error)
     return _event(table, item, body)
 

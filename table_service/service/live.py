@@ -89,6 +89,7 @@ class _Work:
     event: Event | None = None
     body: dict[str, Any] | None = None
     reply: asyncio.Future[Any] | None = None
+    epoch: int = 0  # of the table's stream when queued: a later one drops it (see _replay_from)
 
 
 class Service:
@@ -128,6 +129,7 @@ class Service:
         self._last_stored: dict[str, float] = {}
         self._health_said: str | None = None
         self.disclosure = Disclosure()
+        self._epochs: dict[str, int] = {}  # per table, how often its stream was followed anew
         # A referee's rule (the soak's): corrections to enter before a table's next shuffle,
         # given the hands judged in its session. None: corrections come from the API alone.
         self.referee: Callable[[str, int], dict[str, Any] | None] | None = None
@@ -309,7 +311,8 @@ class Service:
 
     def _on_event(self, event: Event) -> None:
         """Called by the consumer in order, exactly once per process: queue for the writer."""
-        self._queue.put_nowait(_Work(event.table, "event", event=event))
+        epoch = self._epochs.get(event.table, 0)
+        self._queue.put_nowait(_Work(event.table, "event", event=event, epoch=epoch))
         if not self._paused and self._backlog() >= self.settings.backlog_max:
             self._pause(True)
 
@@ -394,6 +397,8 @@ class Service:
             await self._flush(pending)  # a service entry is stored alone, in order
             await self._service_entry(work)
             return
+        if work.epoch != self._epochs.get(work.table, 0):
+            return  # delivered before its table was followed anew: it comes again in order
         if work.table not in self.tables and not await self._adopt(work.table, pending):
             return  # owned by another process, or taken over: the bridge replays
         runner = await self._runner_with_session(work.table, pending)
@@ -434,6 +439,7 @@ class Service:
     async def _replay_from(self, table: str, key: tuple[int, int] | None) -> None:
         """Follow the table's stream again from a stored point, asking the bridge for all
         after it (what this process held beyond it is dropped and comes again)."""
+        self._epochs[table] = self._epochs.get(table, 0) + 1  # what is queued comes again
         if self._consumer is None:
             return
         self._consumer.order.tables.pop(table, None)

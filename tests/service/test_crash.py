@@ -43,6 +43,7 @@ class Server:
         ]  # fmt: skip
         self.proc: subprocess.Popen[bytes] | None = None
         self.starts = 0
+        data_dir.mkdir(parents=True, exist_ok=True)
         self.log = data_dir / f"serve-{uuid.uuid4().hex[:6]}.log"  # every start's stderr
 
     async def start(self) -> None:
