@@ -31,6 +31,7 @@ class Counters:
     published: int = 0
     mqtt_reconnects: int = 0
     replays: int = 0
+    replays_limited: int = 0  # replay requests refused: over the per-bridge rate
     outbox_depth: int = 0
 
     def bad(self, reason: str) -> None:

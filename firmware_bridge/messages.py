@@ -307,6 +307,7 @@ class CountersPayload(_Model):
     published: int
     mqtt_reconnects: int
     replays: int
+    replays_limited: int = 0  # replay requests refused: over the per-bridge rate
     outbox_depth: int
 
 

@@ -32,6 +32,7 @@ HELP = {
     "published": "events acknowledged by the broker",
     "mqtt_reconnects": "broker connections lost",
     "replays": "replay requests served from the history",
+    "replays_limited": "replay requests refused: over the per-bridge rate",
 }
 
 

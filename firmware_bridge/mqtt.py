@@ -98,7 +98,6 @@ class MqttSide:
         self._answers = TokenBucket(ANSWER_RATE, ANSWER_BURST)
         self._reports = TokenBucket(REPORT_RATE, REPORT_BURST)
         self._replay_requests = TokenBucket(replay_rate, replay_burst)
-        self.replays_limited = 0  # replay requests refused by that limit
         # commands sent and not yet resolved: tag → (command, transaction, retries waiting)
         self._in_flight: dict[Tag, tuple[str, str | None, int]] = {}
         self._anonymous = itertools.count()
@@ -414,7 +413,7 @@ class MqttSide:
                 return refuse(f"body: {_detail(exc)}")
             limit = self._replay_requests
             if not limit.allow(self.clock()):
-                self.replays_limited += 1
+                self.counters.replays_limited += 1
                 wait = limit.retry_in()
                 return refuse(
                     f"rate: more than {limit.rate:g} replay requests a second (bursts of "

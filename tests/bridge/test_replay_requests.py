@@ -60,7 +60,7 @@ async def test_a_boot_from_its_start_then_requests_over_the_limit_refused(
         wait = 1 / REPLAY_RATE
         assert f"ask again in {wait:.2f} s" in str(refused["error"])
         assert refused["data"] == {"retry_after": wait}
-        assert (bridge.mqtt.replays_limited, bridge.counters.replays) == (1, REPLAY_BURST)
+        assert (bridge.counters.replays_limited, bridge.counters.replays) == (1, REPLAY_BURST)
 
         now[0] += wait  # as the refusal said: asked again then, it is served
         await rec.publish("bridge/request/replay", {"after": last, "transaction": "later"})
