@@ -511,8 +511,15 @@ class Service:
                 log.error("table %s: events refused by the store: %s", table, exc)
                 await self._rebuild(table)
                 continue
+            except Exception:  # a bug: this table is rebuilt and replayed, never all stop
+                log.exception("table %s: storing failed", table)
+                await self._rebuild(table)
+                continue
             self._last_stored[table] = time.monotonic()
-            self._announce(runner, [r for applied, _ in items for r in applied.records])
+            try:
+                self._announce(runner, [r for applied, _ in items for r in applied.records])
+            except Exception:  # stored: only the news of it is lost, never the records
+                log.exception("table %s: announcing failed", table)
         pending.clear()
 
     async def _append(
