@@ -15,8 +15,10 @@ is a page, newest first (`limit`, `before` an id); the exports give a session wh
 from __future__ import annotations
 
 import asyncio
+import functools
 import re
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from typing import Annotated, Any, Final, Literal, cast, get_type_hints
 
@@ -88,6 +90,7 @@ from table_service.store import (
 # reach the database (which refuses it as out of range, a 500).
 MAX_ID: Final = 2**31 - 1
 TABLE_PATTERN: Final = r"^[A-Za-z0-9_-]{1,32}$"
+READ_THREADS: Final = 2  # the store's readers at once (the writer has a thread of its own)
 GONE: Final = (WebSocketDisconnect, OSError, RuntimeError)  # a client that went mid-send
 # Text the database can keep: PostgreSQL refuses NUL in text, and a name or a label is
 # one line.
@@ -445,8 +448,13 @@ def create_app(
     app.state.sockets = SocketGate(ws_per_client, ws_total)  # .clients, .refused: for health
     needs: dict[Any, Role] = {}  # each endpoint that takes a token, and its role (below)
 
+    readers = ThreadPoolExecutor(READ_THREADS, thread_name_prefix="mjtable-reader")
+
     async def db(call: Any, *args: Any, **kwargs: Any) -> Any:
-        return await asyncio.to_thread(call, *args, **kwargs)
+        """A read of the store in one of the readers' few threads: a crowd of readers
+        queues there, and never outnumbers the writer's thread for the interpreter."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(readers, functools.partial(call, *args, **kwargs))
 
     def error(status: int, message: str, **extra: Any) -> JSONResponse:
         return JSONResponse({"error": message, **extra}, status)
