@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -20,6 +19,7 @@ from table_service.live.consumer import (
     StreamOrder,
     SuspectBoot,
 )
+from tests.live.test_consumer import feed, keys
 
 A, FORGED = 0xA1, 4242
 
@@ -28,17 +28,6 @@ def ev(seq: int, boot: int = A, table: str = "t1", count: int = 99, ts: float = 
     return Event(
         table=table, boot_id=boot, seq=seq, ts=ts, body={"kind": "tiles_left", "count": count}
     )
-
-
-def keys(out: Sequence[Delivery]) -> list[tuple[int, int] | Gap | SuspectBoot]:
-    return [(d.boot_id, d.seq) if isinstance(d, Event) else d for d in out]
-
-
-def feed(order: StreamOrder, events: list[Event], now: float = 0.0) -> list[Delivery]:
-    out: list[Delivery] = []
-    for e in events:
-        out += order.offer(e, now).out
-    return out
 
 
 GOOD: dict[str, Any] = json.loads(ev(1).model_dump_json())
