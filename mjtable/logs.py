@@ -135,8 +135,11 @@ def install(
 
 
 def configure_logging(level: str | int) -> None:
-    """The root logger at `level` on stderr, every root handler guarded by a LogOnce."""
+    """The root logger at `level` on stderr, its handler guarded by a LogOnce. Handlers
+    a host set up before (a test runner's capture, say) are left as they are."""
+    root = logging.getLogger()
+    before = set(root.handlers)
     logging.basicConfig(level=level, format=FORMAT)
-    for handler in logging.getLogger().handlers:
-        if not any(isinstance(f, LogOnce) for f in handler.filters):
+    for handler in root.handlers:
+        if handler not in before and not any(isinstance(f, LogOnce) for f in handler.filters):
             install(handler)
