@@ -7,6 +7,7 @@ publishes them, and `{"session": …}` lines), judgement records out, a summary 
 from __future__ import annotations
 
 import argparse
+import io
 import sys
 from typing import IO
 
@@ -63,8 +64,11 @@ class _ProfiledReplay(Replay):
 def run(args: argparse.Namespace) -> int:
     profile = load_profile(args.profile) if args.profile is not None else None
     try:
+        # Bad bytes kept (as surrogates) for the line that holds them to be named.
         source: IO[str] = (
-            sys.stdin if args.events == "-" else open(args.events, encoding="utf-8")  # noqa: SIM115
+            io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="surrogateescape")
+            if args.events == "-"
+            else open(args.events, encoding="utf-8", errors="surrogateescape")  # noqa: SIM115
         )
     except OSError as exc:
         print(f"{args.events}: {exc.strerror}", file=sys.stderr)

@@ -44,9 +44,17 @@ class Replay:
     def feed(self, number: int, line: str) -> list[Record]:
         """One input line; raises ReplayInputError naming the line when it is unreadable."""
         try:
+            line.encode("utf-8")  # a reader with errors="surrogateescape" keeps bad bytes so
+        except UnicodeEncodeError as exc:
+            byte = ord(line[exc.start]) - 0xDC00
+            where = f"byte 0x{byte:02x} at column {exc.start + 1}"
+            raise ReplayInputError(number, f"not UTF-8: {where}") from None
+        try:
             data = json.loads(line)
         except json.JSONDecodeError as exc:
             raise ReplayInputError(number, f"not JSON: {exc.msg} (column {exc.colno})") from None
+        except RecursionError:
+            raise ReplayInputError(number, "JSON nested deeper than any event") from None
         if not isinstance(data, dict):
             raise ReplayInputError(number, "expected a JSON object (an event or a session)")
         if "session" in data:

@@ -61,6 +61,33 @@ def test_an_unreadable_line_exits_2_naming_it(tmp_path: Path, line: str, message
     assert "summary" not in run.stdout  # nothing judged after the bad line
 
 
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        (b'{"table": "t\xff", "seq": 1}', "line 2: not UTF-8: byte 0xff at column 13"),
+        (b"\xc3(", "line 2: not UTF-8: byte 0xc3 at column 1"),
+        (b"[" * 100_000 + b"]" * 100_000, "line 2: JSON nested deeper than any event"),
+    ],
+    ids=["bad-byte", "cut-sequence", "deep"],
+)
+@pytest.mark.parametrize("via", ["file", "stdin"])
+def test_bytes_no_reader_can_take_exit_2_naming_their_line(
+    tmp_path: Path, line: bytes, message: str, via: str
+) -> None:
+    first = (EXAMPLES / "EX01.jsonl").read_bytes().splitlines()[0]
+    data = first + b"\n" + line + b"\n"
+    path = tmp_path / "bad.jsonl"
+    path.write_bytes(data)
+    args = [str(path)] if via == "file" else ["-"]
+    run = subprocess.run(
+        [MJTABLE, "replay", *args], input=None if via == "file" else data,
+        capture_output=True, timeout=60,
+    )  # fmt: skip
+    stderr = run.stderr.decode()
+    assert run.returncode == 2 and "Traceback" not in stderr, stderr
+    assert stderr.strip() == message
+
+
 def test_a_body_with_an_unknown_tile_is_a_fault_and_keeps_its_seq(tmp_path: Path) -> None:
     lines = (EXAMPLES / "EX01.jsonl").read_text(encoding="utf-8").splitlines()[:6]
     bad = json.loads(lines[5])
