@@ -148,8 +148,15 @@ class WinsMixin(MirrorCore):
             if self._needs_go_round_discard(s):
                 codes.append("restriction_5")
             after_concealed_kong = s.melds and s.melds[-1].kind == "kong_concealed"
-            if s.last_from_back and hand.kong_this_turn and after_concealed_kong and s.passed_win:
-                codes.append("passed_win")  # an 暗槓 under 過水: its replacement cannot win
+            concealed_kong_replacement = (
+                s.last_from_back and hand.kong_this_turn and after_concealed_kong
+            )
+            if s.passed_win and (
+                not self.profile.rules.pass_water_self_draw or concealed_kong_replacement
+            ):
+                # D1: under 過水 no win at all until it is cleared; the house rule lets a
+                # self-draw stand, but never an 暗槓's replacement (an 暗槓 clears nothing)
+                codes.append("passed_win")
             timing, declared = self._self_draw_timing(hand, s)
             heavenly = timing == "heavenly_win"
             return WinClaim(

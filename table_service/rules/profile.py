@@ -53,6 +53,7 @@ class Rules:
     flower_kong_keeps_seat_flower: bool = False  # 花槓 keeps its colour's 花牌
     special_wins_need_declaration: bool = True  # 人胡 needs 地聽, a self-drawn 地胡 天聽
     kong_bloom_with_heavenly_win: bool = False  # 天胡 on a replacement keeps 槓上開花
+    pass_water_self_draw: bool = False  # a self-draw stands under 過水 (a house rule; D1)
 
 
 RULE_KEYS: Final = tuple(f.name for f in fields(Rules))

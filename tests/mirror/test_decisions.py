@@ -62,6 +62,68 @@ def test_d1_passing_a_self_draw() -> None:
     assert t.violations() == [(seq, 1, "passed_win")]
 
 
+PASS_WATER_SELF_DRAW = {"rules": {"pass_water_self_draw": True}}
+
+
+def self_draw_under_pass(profile: str | dict[str, object] = "mjonline") -> Script:
+    """Seat 1 passes the dealer's 6p (過水), then draws its other winning tile, 9p, and
+    presses 胡 before any discard of its own has cleared the 過水."""
+    t = Script(quiet({1: READY_E}, extra="6p"), profile=profile)
+    t.discard(0, "6p")
+    t.button(1, "pass")
+    assert t.seat_state(1)["passed_win"]
+    t.draw(1, "9p")
+    t.win(1)
+    return t
+
+
+def test_d1_under_a_pass_a_self_draw_is_barred_too() -> None:
+    """D1: 其後迄本身打出一張非和之牌前不得和牌: no win at all, a self-draw included; the
+    win is a 詐胡 on its 牌面, flagged at its 胡 press."""
+    t = self_draw_under_pass()
+    assert [(seat, code) for _, seat, code in t.violations()] == [(1, "passed_win")]
+    assert t.hand().result == "false_win"
+
+
+def test_d1_self_draw_after_the_pass_is_cleared_wins() -> None:
+    """The legal twin: seat 1's discard of a non-winning tile clears the 過水, and its
+    self-drawn 9p in the next go-round wins."""
+    t = Script(quiet({1: READY_E}, extra="6p"))
+    t.discard(0, "6p")
+    t.button(1, "pass")
+    t.draw(1, "3p")
+    t.discard(1, "3p")
+    assert not t.seat_state(1)["passed_win"]
+    t.cycle(2)
+    t.cycle(3)
+    t.cycle(0)
+    t.draw(1, "9p")
+    t.win(1)
+    assert t.violations() == []
+    assert (t.hand().result, t.hand().seat) == ("win", 1)
+
+
+def test_d1_the_house_rule_lets_a_self_draw_under_a_pass_stand() -> None:
+    """§7 `pass_water_self_draw = true`: the same stream is a self-drawn win."""
+    t = self_draw_under_pass(PASS_WATER_SELF_DRAW)
+    assert t.violations() == []
+    assert (t.hand().result, t.hand().seat) == ("win", 1)
+    assert "concealed_self_draw" in items(t)
+
+
+def test_d1_the_house_rule_never_lets_a_concealed_kong_replacement_win() -> None:
+    """Even with `pass_water_self_draw`, an 暗槓 clears no 過水: its replacement cannot win."""
+    t = Script(quiet({1: KONG_E}, extra="6p"), profile=PASS_WATER_SELF_DRAW)
+    t.discard(0, "6p")
+    t.button(1, "pass")
+    t.draw(1, "3p")
+    t.kong(1, "3p", "concealed")
+    t.replacement(1, "9p")
+    seq = t.seq + 1
+    t.win(1)
+    assert t.violations() == [(seq, 1, "passed_win")]
+
+
 def test_d1_added_kong_of_a_non_winning_tile_clears() -> None:
     t = Script(quiet({1: "7p 7p 3p 2m 3m 4m 6m 7m 8m 2s 3s 4s 7s 8s E E"}, extra="7p"))
     t.discard(0, "7p")

@@ -81,7 +81,7 @@ def test_unknown_keys_list_what_is_known() -> None:
         "ping_hu_flowers, ping_hu_with_concealed, half_melded, all_melded_single_wait, "
         "five_concealed_exclusive, all_honors_overlap, all_honors_with_all_pongs, "
         "flower_kong_keeps_seat_flower, special_wins_need_declaration, "
-        "kong_bloom_with_heavenly_win)"
+        "kong_bloom_with_heavenly_win, pass_water_self_draw)"
     )
     message = error(lambda: check_value("tai.nope", 1))
     assert message.startswith(
