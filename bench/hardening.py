@@ -62,11 +62,9 @@ import math
 import os
 import platform
 import re
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 import uuid
 from collections import Counter
@@ -1029,15 +1027,8 @@ def measure(
     """Every section's figures (for `main` and `mjtable bench`); raises if the run broke,
     its logs kept in the folder the exception names."""
     args = argparse.Namespace(**{k: v for k, v in locals().items()})
-    workdir = Path(tempfile.mkdtemp(prefix="mjtable-bench-hardening-"))
-    started = time.monotonic()
-    try:
-        result = asyncio.run(run(args, workdir))
-    except Exception as exc:
-        raise RuntimeError(f"{type(exc).__name__}: {exc} (logs kept in {workdir})") from exc
-    result["wall_seconds"] = round(time.monotonic() - started, 1)
+    result = svc.run_in_workdir("mjtable-bench-hardening-", run, args)
     result["db"] = "sqlite" if db == "sqlite" else db.split("?")[0]
-    shutil.rmtree(workdir, ignore_errors=True)
     return result
 
 

@@ -93,6 +93,7 @@ import time
 import urllib.request
 import uuid
 from collections import deque
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -1181,10 +1182,20 @@ def measure(
         drain_seconds=drain_seconds, load_procs=load_procs, load_nice=load_nice,
         outbox_sync=outbox_sync, ws_deflate=ws_deflate, seed=seed,
     )  # fmt: skip
-    workdir = Path(tempfile.mkdtemp(prefix="mjtable-bench-service-"))
+    return run_in_workdir("mjtable-bench-service-", run, args)
+
+
+def run_in_workdir(
+    prefix: str,
+    body: Callable[[argparse.Namespace, Path], Coroutine[Any, Any, dict[str, Any]]],
+    args: argparse.Namespace,
+) -> dict[str, Any]:
+    """`body(args, workdir)` in a fresh folder, its wall time added; the folder is kept,
+    and named in the error, when the run broke (its logs are the evidence)."""
+    workdir = Path(tempfile.mkdtemp(prefix=prefix))
     started = time.monotonic()
     try:
-        result = asyncio.run(run(args, workdir))
+        result = asyncio.run(body(args, workdir))
     except Exception as exc:
         raise RuntimeError(f"{type(exc).__name__}: {exc} (logs kept in {workdir})") from exc
     result["wall_seconds"] = round(time.monotonic() - started, 1)
