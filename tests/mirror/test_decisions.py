@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.mirror.script import QUIET, Script, quiet, settled
 
 READY_E = "2m 3m 4m 6m 7m 8m 2p 2p 2p 2s 3s 4s 7p 8p E E"  # seat 1: waits 6p 9p
@@ -111,19 +113,6 @@ def test_d1_the_house_rule_lets_a_self_draw_under_a_pass_stand() -> None:
     assert "concealed_self_draw" in items(t)
 
 
-def test_d1_the_house_rule_never_lets_a_concealed_kong_replacement_win() -> None:
-    """Even with `pass_water_self_draw`, an 暗槓 clears no 過水: its replacement cannot win."""
-    t = Script(quiet({1: KONG_E}, extra="6p"), profile=PASS_WATER_SELF_DRAW)
-    t.discard(0, "6p")
-    t.button(1, "pass")
-    t.draw(1, "3p")
-    t.kong(1, "3p", "concealed")
-    t.replacement(1, "9p")
-    seq = t.seq + 1
-    t.win(1)
-    assert t.violations() == [(seq, 1, "passed_win")]
-
-
 def test_d1_added_kong_of_a_non_winning_tile_clears() -> None:
     t = Script(quiet({1: "7p 7p 3p 2m 3m 4m 6m 7m 8m 2s 3s 4s 7s 8s E E"}, extra="7p"))
     t.discard(0, "7p")
@@ -140,10 +129,14 @@ def test_d1_added_kong_of_a_non_winning_tile_clears() -> None:
     assert t.violations() == []
 
 
-def test_d1_concealed_kong_does_not_clear() -> None:
+@pytest.mark.parametrize(
+    "profile", ["mjonline", PASS_WATER_SELF_DRAW], ids=["default", "pass_water_self_draw"]
+)
+def test_d1_concealed_kong_does_not_clear(profile: str | dict[str, object]) -> None:
     """Seat 1 passes the dealer's 6p, then draws the fourth 3p, makes an 暗槓 with it and
-    wins on the replacement: an 暗槓 does not clear 過水, its replacement cannot win."""
-    t = Script(quiet({1: KONG_E}, extra="6p"))
+    wins on the replacement: an 暗槓 does not clear 過水, its replacement cannot win, even
+    where the house rule lets a self-draw under 過水 stand."""
+    t = Script(quiet({1: KONG_E}, extra="6p"), profile=profile)
     t.discard(0, "6p")
     t.button(1, "pass")
     t.draw(1, "3p")
