@@ -424,17 +424,23 @@ class Service:
             self._elsewhere.add(table)
             return False
         await self._flush(pending)
-        key = await self._db(self.store.last_event_key, table)
-        runner = await self._db(self._restore, table)
-        runner.online, runner.link = self._bridges.get(table, (None, None))
-        self.tables[table] = runner
         self._known.add(table)
         self._elsewhere.discard(table)
+        key = await self._from_records(table)
         if key is None:
             return True
         log.warning("table %s: taken over from the records; replaying after %s", table, key)
         await self._replay_from(table, key)
         return False
+
+    async def _from_records(self, table: str) -> tuple[int, int] | None:
+        """The table's runner rebuilt from its records (the bridge's state kept); the key
+        of its last stored event, None when it has none."""
+        key = await self._db(self.store.last_event_key, table)
+        runner = await self._db(self._restore, table)
+        runner.online, runner.link = self._bridges.get(table, (None, None))
+        self.tables[table] = runner
+        return key
 
     async def _replay_from(self, table: str, key: tuple[int, int] | None) -> None:
         """Follow the table's stream again from a stored point, asking the bridge for all
@@ -456,11 +462,7 @@ class Service:
         if not await self._db(self.ownership.claim, table):
             self._elsewhere.add(table)
             return
-        key = await self._db(self.store.last_event_key, table)
-        runner = await self._db(self._restore, table)
-        runner.online, runner.link = self._bridges.get(table, (None, None))
-        self.tables[table] = runner
-        await self._replay_from(table, key)
+        await self._replay_from(table, await self._from_records(table))
 
     async def _claimer(self) -> None:
         """Every CLAIM_EVERY seconds: take the tables whose owner died; give all up if our
