@@ -1,7 +1,10 @@
 """Drawing: the deal's draws, play draws, a tile put back, draws after the end, flowers.
 
 A tile taken wrongly is placed and marked provisional: drawn again from the front by
-the rightful seat, the referee put it back. Flowers owe a replacement from the 槓尾;
+the rightful seat, the referee put it back. A draw of a tile the mirror knows is elsewhere
+is a sensor's misread: a fault that moves nothing, so the re-read draw that follows is
+judged as the draw (replay-format.md); with no re-read, the reading is followed as it came.
+Flowers owe a replacement from the 槓尾;
 七搶一 (1) lets the seat with seven take the flower just revealed.
 """
 
@@ -35,13 +38,65 @@ class DrawingMixin(MirrorCore):
         if place is not None and hand.provisional.get(tile) == place[1] and not back:
             self._put_back(hand, tile, place[1])  # the referee put a wrongly taken tile back
             place = None
-        hand.provisional.clear()
         if place is not None:
+            # A sensor misread, not a player: the picture stays as it was (the tile where the
+            # mirror had it, the draw still due), so the table's re-read is judged as the draw.
             self._fault(
                 "tile_twice",
-                f"seat {seat} drew {tile_code(tile)} (id {tile}), which is " + _place_text(place),
+                f"seat {seat} drew {tile_code(tile)} (id {tile}), which is "
+                + _place_text(place)
+                + ": a misread, the draw is still due",
             )
+            hand.misread = (seat, tile, back)
+            return
+        if hand.misread is not None:  # the same seat's draw from the same end: its re-read
+            hand.reread, hand.misread = hand.misread, None
+        self._draw(hand, seat, tile, back)
+
+    def _settle_misread(self, kind: str, body: Any) -> None:
+        """A misread draw with no re-read after it (the next event is not the same seat's
+        draw): the table's reading is all there is, so it is followed as it came."""
+        hand = self.hand
+        if hand is None or kind == "tiles_left":
+            return
+        hand.reread = None  # only the count right after a re-read can tell it was none
+        if hand.misread is None:
+            return
+        seat, _, back = hand.misread
+        if kind == "tile_drawn" and body.seat == seat and (body.end.name == "BACK") == back:
+            return  # the re-read (or, the count will tell, the seat's next draw)
+        self._follow_misread(hand)
+
+    def _follow_misread(self, hand: HandState) -> None:
+        """Take a misread draw as the table reported it, moving the tile from where it was."""
+        pending = hand.misread or hand.reread
+        hand.misread = hand.reread = None
+        if pending is None:
+            return
+        seat, tile, back = pending
+        place = hand.where.get(tile)
+        if place is not None:
             self._unplace(hand, tile, place)
+        self._draw(hand, seat, tile, back)
+
+    def _count_after_misread(self, hand: HandState, count: int) -> bool:
+        """The table's count around a misread draw; True when it agrees with the mirror's.
+
+        Right after the misread the table counts the tile taken (one fewer than the mirror);
+        right after its re-read, the same count as the mirror. One fewer after the "re-read"
+        means it was the seat's next draw, and the misread a draw of its own (the deal's
+        four in a row): that draw is followed as reported."""
+        if hand.misread is not None:
+            return count == hand.wall - 1
+        if hand.reread is not None:
+            if count == hand.wall - 1:
+                hand.misread, hand.reread = hand.reread, None
+                self._follow_misread(hand)
+            hand.reread = None
+        return count == hand.wall
+
+    def _draw(self, hand: HandState, seat: int, tile: int, back: bool) -> None:
+        hand.provisional.clear()
         if hand.phase == "dealing":
             self._deal_draw(hand, seat, tile, back)
         else:
@@ -129,11 +184,11 @@ class DrawingMixin(MirrorCore):
 
     def _draw_after_end(self, hand: HandState, seat: int, tile: int, back: bool) -> None:
         if hand.result == "drawn" and not back:
-            self._violation(seat, "reserve_draw", f"seat {seat} drew from the reserve after 荒局")
             place = hand.where.get(tile)
-            if place is not None:
+            if place is not None:  # a misread: nothing moves, nobody is blamed
                 self._fault("tile_twice", f"{tile_code(tile)} (id {tile}) is {_place_text(place)}")
-                self._unplace(hand, tile, place)
+                return
+            self._violation(seat, "reserve_draw", f"seat {seat} drew from the reserve after 荒局")
             self._place(hand, seat, tile)
             return
         self._fault("impossible", f"seat {seat} drew a tile after the hand ended")

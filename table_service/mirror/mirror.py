@@ -116,6 +116,7 @@ class TableMirror(DrawingMixin, ClaimsMixin, WinsMixin):
         self.events += 1
         body = event.body
         kind = body.kind
+        self._settle_misread(kind, body)
         if self._claim is not None and not self._continues_claim(kind, body):
             self._judge(None)
         self._handlers.get(kind, _ignore)(body)
@@ -273,6 +274,8 @@ class TableMirror(DrawingMixin, ClaimsMixin, WinsMixin):
 
     def _tiles_left(self, body: Any) -> None:
         hand = self.hand
+        if hand is not None and self._count_after_misread(hand, body.count):
+            return
         if hand is not None and body.count != hand.wall:
             self._fault(
                 "count_mismatch",

@@ -46,7 +46,7 @@ FaultCode = Literal[
     "impossible",
     "count_mismatch",
     "gap",
-    "hand_unseen",  # the hand's beginning was not seen: followed, not judged, until the next shuffle
+    "hand_unseen",  # a hand not seen from its start: followed, not judged, to the next shuffle
     "conflict",  # the service: an event key delivered again with another body
     "suspect_boot",  # the service: a boot that appeared from nowhere, not switched to
 ]

@@ -159,3 +159,67 @@ def test_a_replayed_body_with_a_bad_seat_is_impossible_not_an_unknown_tile() -> 
     assert [(r["seq"], r["code"]) for r in out if r["type"] == "fault"] == [
         (t.seq + 1, "impossible")
     ]
+
+
+def _misread(t: Script, seat: int, tile: int) -> int:
+    """The table reports a draw with the id of a tile the mirror knows is elsewhere, and its
+    count of the tile physically taken; the re-read of the same draw follows."""
+    seq = t.seq + 1
+    t.emit({"kind": "tile_drawn", "seat": seat, "tile": tile, "end": "front"})
+    t.emit({"kind": "tiles_left", "count": t.wall - 1})
+    return seq
+
+
+@pytest.mark.parametrize("where", ["hand", "discards", "meld", "flowers"])
+def test_a_misread_draw_blames_nobody_and_its_reread_is_the_draw(where: str) -> None:
+    """replay-format.md: a draw of a tile the mirror knows is elsewhere is a fault and
+    changes nothing, so the re-read draw is judged as that draw: no out_of_turn, no
+    count_mismatch, the tile stays where it was."""
+    t = Script(quiet({1: "E E E E S S S S 1p 1p 1p 1p 9p 9p 2s h2"}))
+    t.flower(1, "h2")
+    t.replacement(1, "3s")
+    t.discard(0, "2m")
+    t.draw(1, "4s")
+    t.discard(1, "4s")
+    t.draw(2, "6m")
+    t.discard(2, "6m")
+    t.draw(3, "7m")
+    t.discard(3, "7m")
+    t.draw(0, "8m")
+    t.discard(0, "8m")
+    t.draw(1, "2s")
+    t.kong(1, "1p", "concealed")
+    t.replacement(1, "6s")
+    t.discard(1, "6s")
+    thrown = [e.body.tile for e in t.events if e.body.kind == "tile_discarded"]
+    elsewhere = {
+        "hand": t.concealed[3][0],
+        "discards": thrown[0],  # seat 0's 2m, still lying
+        "meld": t.melds[1][0][1][0],
+        "flowers": 137,  # h2, revealed by seat 1
+    }[where]
+    before = t.mirror.snapshot(concealed=True)["hand"]
+    seq = _misread(t, 2, elsewhere)
+    assert t.mirror.snapshot(concealed=True)["hand"] == before
+    t.draw(2, "7s")
+    t.discard(2, "7s")
+    t.draw(3, "8s")
+    assert t.faults() == [(seq, "tile_twice")]
+    assert t.violations() == []
+    hand = t.mirror.snapshot(concealed=True)["hand"]
+    assert hand["tiles_left"] == t.wall
+    assert "7s" in hand["seats"][2]["discards"]
+
+
+def test_a_misread_during_the_deal_is_read_again() -> None:
+    """A dealt tile misread as one already dealt: a fault; the deal goes on with the re-read."""
+    t = Script(quiet(), deal=False)
+    t.open_hand()
+    dealt = {s: [t.alloc(c) for c in quiet()[s].split()] for s in range(4)}
+    t.draw(0, tile=dealt[0][0])
+    seq = _misread(t, 0, dealt[0][0])
+    for i in range(1, 4):
+        t.draw(0, tile=dealt[0][i])
+    assert t.faults() == [(seq, "tile_twice")]
+    assert t.violations() == []
+    assert t.mirror.hand is not None and t.mirror.hand.deal_draws == 4

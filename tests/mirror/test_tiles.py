@@ -1,5 +1,6 @@
 """Following each physical tile: a tile taken from where it cannot be is a fault that names
-where the mirror had it, and the mirror then follows the table (replay-format.md faults)."""
+where the mirror had it, and the mirror then follows the table (replay-format.md faults); a
+draw waits one event for its re-read first (test_faults.py)."""
 
 from __future__ import annotations
 
@@ -67,10 +68,15 @@ def test_drawing_a_tile_in_a_hand_or_in_the_discards() -> None:
     t.emit({"kind": "tile_drawn", "seat": 1, "tile": held, "end": "front"})
     assert last_fault(t) == (
         "tile_twice",
-        f"seat 1 drew {tile_code(held)} (id {held}), which is in seat 2's hand",
+        f"seat 1 drew {tile_code(held)} (id {held}), which is in seat 2's hand: a misread,"
+        " the draw is still due",
     )
-    assert seat_view(t, 2)["concealed_count"] == 15
-    assert seat_view(t, 1)["concealed_count"] == 17
+    assert seat_view(t, 2)["concealed_count"] == 16  # nothing moves: its re-read may follow
+    assert seat_view(t, 1)["concealed_count"] == 16
+    t.emit({"kind": "tile_discarded", "seat": 1, "tile": held})  # no re-read came
+    assert seat_view(t, 2)["concealed_count"] == 15  # followed as the table reported it
+    assert seat_view(t, 1)["discards"] == [tile_code(held)]
+    assert t.violations() == []
 
 
 def test_a_meld_of_tiles_in_another_seats_hand() -> None:
