@@ -202,9 +202,11 @@ class ClaimsMixin(MirrorCore):
                     "passed_pong",
                     f"seat {seat} let a {tile_code(tile)} go and ponged another (過碰)",
                 )
-            if kind in s.shown:
+            if s.shown & set(tiles):
                 self._violation(
-                    seat, "restriction_8", f"seat {seat} claimed a tile it had shown (禁制 8)"
+                    seat,
+                    "restriction_8",
+                    f"seat {seat} made a {meld} with tiles it had shown (禁制 8)",
                 )
         kinds = sorted(tile_kind(t) for t in tiles)
         if not _meld_shape(meld, kinds):
@@ -275,8 +277,16 @@ class ClaimsMixin(MirrorCore):
             )
         s.owed += 1
 
-    def _own_kong_checks(self, hand: HandState, seat: int, what: str) -> bool:
+    def _own_kong_checks(
+        self, hand: HandState, seat: int, what: str, own: list[int] | None = None
+    ) -> bool:
         s = hand.seats[seat]
+        if own is not None and s.shown & set(own):
+            self._violation(
+                seat,
+                "restriction_8",
+                f"seat {seat} made an {what} with tiles it had shown (禁制 8)",
+            )
         if not (hand.turn == seat and hand.step == "discard"):
             self._violation(
                 seat, "out_of_turn", f"seat {seat} made an {what} when it was not its move"
@@ -297,7 +307,7 @@ class ClaimsMixin(MirrorCore):
 
     def _concealed_kong(self, hand: HandState, seat: int, tiles: list[int]) -> None:
         s = hand.seats[seat]
-        self._own_kong_checks(hand, seat, "暗槓")
+        self._own_kong_checks(hand, seat, "暗槓", tiles)
         kinds = sorted(tile_kind(t) for t in tiles)
         if not _meld_shape("kong_concealed", kinds):
             self._fault("impossible", f"{' '.join(tile_code(t) for t in tiles)} is not a kong")
@@ -313,7 +323,7 @@ class ClaimsMixin(MirrorCore):
 
     def _added_kong(self, hand: HandState, seat: int, tiles: list[int]) -> None:
         s = hand.seats[seat]
-        self._own_kong_checks(hand, seat, "加槓")
+        self._own_kong_checks(hand, seat, "加槓", [t for t in tiles if t in s.concealed])
         kinds = {tile_kind(t) for t in tiles}
         pong = next((m for m in s.melds if m.kind == "pong" and set(m.tiles) <= set(tiles)), None)
         extra = [t for t in tiles if pong is None or t not in pong.tiles]
@@ -348,7 +358,7 @@ class ClaimsMixin(MirrorCore):
                     "impossible", f"seat {body.seat} showed {tile_code(tile)}, not in its hand"
                 )
             elif not is_flower_tile(tile):
-                s.shown.add(tile_kind(tile))
+                s.shown.add(tile)
 
 
 def _same_or_luo(last: int, kind: int) -> bool:

@@ -68,7 +68,7 @@ class SeatState:
     declared_at: int = -1  # river length when 地聽 was declared
     declared_key: tuple[int, int] | None = None  # (boot_id, seq) of the ready button
     void_declared: str | None = None  # a declaration judged void (D7): public at the end
-    shown: set[int] = field(default_factory=set)  # 禁制 8: kinds shown by own fault
+    shown: set[int] = field(default_factory=set)  # 禁制 8: tile ids shown by own fault
     flagged: set[int] = field(default_factory=set)  # flowers already flagged as kept in hand
     round_discards: set[int] = field(default_factory=set)  # kinds discarded since own discard
     last_drawn: int | None = None  # the last tile this seat drew (its self-draw's winning tile)
@@ -101,6 +101,10 @@ class SeatState:
         held = self.held()
         held[tile_kind(drawn)] -= 1
         return wait_kinds(counts, held)
+
+    def shown_in_hand(self) -> list[int]:
+        """禁制 8: the kinds of the tiles this seat showed by its own fault and still holds."""
+        return [tile_kind(t) for t in self.concealed if t in self.shown]
 
     def is_complete(self) -> bool:
         return is_complete(self.counts())

@@ -22,6 +22,7 @@ from table_service.mirror.records import Item, Violation
 from table_service.mirror.state import HandState, Pending, SeatState
 from table_service.rules import Hand
 from table_service.rules.items import ENGLISH
+from table_service.rules.shapes import completes
 from table_service.rules.table import claim_order
 from table_service.rules.tiles import is_flower_tile, tile_code, tile_flower, tile_kind
 
@@ -127,7 +128,7 @@ class WinsMixin(MirrorCore):
                 codes.append("late_claim")
             if s.passed_win:
                 codes.append("passed_win")
-            if tile_kind(pending.tile) in s.shown and not pending.added_kong:
+            if not pending.added_kong and completes(s.shown_in_hand(), tile_kind(pending.tile)):
                 codes.append("restriction_8")
             return WinClaim(
                 seat,
@@ -396,7 +397,7 @@ _BAR_TEXT: Final = {
     "restriction_4": "seat {seat}'s self-draw did not begin with a draw in turn (禁制 4)",
     "restriction_5": "seat {seat}'s 暗槓 replacement win waits on a tile discarded this go-round"
     " (禁制 5)",
-    "restriction_8": "seat {seat} won on a discard of a tile it had shown (禁制 8)",
+    "restriction_8": "seat {seat} won on a discard that completes tiles it had shown (禁制 8)",
 }
 
 

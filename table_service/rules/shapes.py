@@ -195,3 +195,15 @@ def lik_gu_waits(counts: Sequence[int]) -> list[int]:
             out.append(kind)
         trial[kind] -= 1
     return out
+
+
+def completes(shown: Sequence[int], kind: int) -> bool:
+    """禁制 8: whether `kind` completes tiles a seat showed (kinds): a pair with one of them,
+    or a sequence with two (a 搭子 such as 3m 4m is completed by 2m or 5m)."""
+    if kind in shown:
+        return True
+    if kind >= FIRST_HONOUR:
+        return False
+    suit = kind // 9
+    mates = {k for k in shown if k < FIRST_HONOUR and k // 9 == suit}
+    return any({kind + a, kind + b} <= mates for a, b in ((-2, -1), (-1, 1), (1, 2)))

@@ -445,6 +445,62 @@ def test_restriction_8_twin_self_draw() -> None:
     assert (t.hand().result, t.hand().kind) == ("win", "self_draw")
 
 
+# 禁制 8 binds the tiles shown, not just their kind: a 搭子 shown (3m 4m) may not make a
+# chow, nor win on the discard that completes it (2m or 5m); a self-draw stays allowed.
+OPEN_34M = {2: "3m 4m 6p 6p 6p 2s 3s 4s 6s 7s 8s 6m 7m 8m 2p 2p"}  # waits 2m or 5m
+
+
+def test_restriction_8_win_completing_a_shown_partial_set() -> None:
+    t = Script(quiet(OPEN_34M, extra="2m"))
+    t.shown(2, "3m 4m")
+    t.discard(0, "2m")
+    seq = t.seq + 1
+    t.win(2)
+    assert t.violations() == [(seq, 2, "restriction_8")]
+    hand = t.hand()
+    assert (hand.result, hand.seat, hand.codes) == ("false_win", 2, ["restriction_8"])
+    assert hand.tai > 0  # its 牌面: the hand would have won
+    assert hand.net[2] < 0 and all(hand.net[s] > 0 for s in (0, 1, 3))
+
+
+def test_restriction_8_win_completing_a_shown_partial_set_twin() -> None:
+    t = Script(quiet(OPEN_34M, extra="2m"))
+    t.shown(2, "6p")  # a tile the winning discard does not complete
+    t.discard(0, "2m")
+    t.win(2)
+    assert t.violations() == []
+    assert (t.hand().result, t.hand().seat, t.hand().payer) == ("win", 2, 0)
+
+
+def test_restriction_8_chow_with_shown_tiles() -> None:
+    t = started(OPEN_34M)
+    t.draw(1, "2m")
+    t.discard(1, "2m")
+    t.shown(2, "3m 4m")
+    t.chow(2, 1, "3m 4m")
+    assert t.violations() == [(t.seq, 2, "restriction_8")]
+
+
+def test_restriction_8_chow_with_shown_tiles_twin() -> None:
+    t = started(OPEN_34M)
+    t.draw(1, "2m")
+    t.discard(1, "2m")
+    t.shown(2, "2p")
+    t.chow(2, 1, "3m 4m")
+    t.discard(2, "2p")
+    assert t.violations() == []
+
+
+def test_restriction_8_self_draw_completing_a_shown_partial_set_stands() -> None:
+    t = started(OPEN_34M, extra="7p")
+    t.shown(2, "3m 4m")
+    t.cycle(1)
+    t.draw(2, "2m")
+    t.win(2)
+    assert t.violations() == []
+    assert (t.hand().result, t.hand().kind) == ("win", "self_draw")
+
+
 # --- passed_win ----------------------------------------------------------------------
 
 
