@@ -49,6 +49,8 @@ class MirrorCore:
         self._boot = 0
         self._seq = 0
         self._claim: WinClaim | None = None
+        self._lost: set[int] = set()  # seats whose 胡 lost on priority to the claim (攔胡)
+        self._settled: WinClaim | None = None  # the claim that ended the hand last judged
         self._last_pending: Pending | None = None
         self._last_reveal: tuple[int, int] | None = None  # (seat, flower) just revealed
         self._robbed: tuple[int, int] | None = None  # 七搶一 (1): (robbed seat, flower id)

@@ -40,6 +40,8 @@ class WinClaim:
     replacement: bool = False
     timing: str | None = None
     declared: str | None = None
+    revealed: list[int] | None = None  # its hand_revealed, kept until the window closes (D3)
+    legal: bool = True  # a seat that may win on the tile (攔胡 ranks legal claims first)
 
 
 @dataclass(frozen=True)

@@ -118,18 +118,18 @@ class TableMirror(DrawingMixin, ClaimsMixin, WinsMixin):
         kind = body.kind
         self._settle_misread(kind, body)
         if self._claim is not None and not self._continues_claim(kind, body):
-            self._judge(None)
+            self._judge()
         self._handlers.get(kind, _ignore)(body)
+        self._judge_when_decided()
         if kind not in ("flower_revealed", "tiles_left"):  # 七搶一 (1) robs the flower just shown
             self._last_reveal = None
         return self._out
 
     def _continues_claim(self, kind: str, body: Any) -> bool:
-        """Whether an event belongs to the 胡 being judged: its reveal, or a rival 胡 (攔胡)."""
-        assert self._claim is not None
-        if kind == "hand_revealed":
-            return bool(body.seat == self._claim.seat)
-        return kind == "seat_button" and body.button.name == "WIN"
+        """Whether an event leaves the 胡 being judged open (D3): a reveal, any seat's button
+        (a rival 胡, or a 碰/槓 press that 胡 outranks), a count. Anything else (a tile moving,
+        a new shuffle) closes its window."""
+        return kind in ("hand_revealed", "seat_button", "tiles_left")
 
     def fault(self, boot_id: int, seq: int, code: str, detail: str) -> list[Record]:
         """Record a fault found outside the mirror (an unreadable body keeps its seq)."""
@@ -146,7 +146,7 @@ class TableMirror(DrawingMixin, ClaimsMixin, WinsMixin):
         """The stream ended: judge a win still waiting for its reveal, close a 荒局."""
         self._out = []
         if self._claim is not None:
-            self._judge(None)
+            self._judge()
         hand = self.hand
         if hand is not None and hand.phase == "play" and hand.drawable == 0 and hand.step == "draw":
             self._end_drawn()
@@ -230,6 +230,7 @@ class TableMirror(DrawingMixin, ClaimsMixin, WinsMixin):
             self.deal = Deal(self.deal.first_dealer, 0, 0, self.deal.first_dealer)
             self.jiang_over = False
         self.hand = HandState([SeatState(s) for s in range(SEATS)], self.deal.dealer)
+        self._settled = None
         return self.hand
 
     def _shuffle_finished(self, body: Any) -> None:

@@ -36,6 +36,8 @@ class WinsMixin(MirrorCore):
         button = body.button.name
         hand = self.hand
         if button == "WIN":
+            if hand is not None and hand.phase == "over" and self._lost_press(body.seat):
+                return
             if hand is None or hand.phase != "play":
                 self._fault("impossible", f"seat {body.seat} pressed 胡 with no hand in play")
                 return
@@ -81,19 +83,59 @@ class WinsMixin(MirrorCore):
         ):
             return  # D8: a 花胡 declared before its replacement is invalid, not a 詐胡
         previous = self._claim
+        if previous is not None and previous.seat == seat:
+            return  # the same 胡 pressed again
         claim = self._win_claim(hand, s)
+        if claim.how in _ON_A_TILE:
+            claim.legal = not claim.codes and self._may_win_on(hand, s, hand.pending)
         if previous is not None:
-            if previous.how == "discard" and claim.how == "discard" and previous.tile == claim.tile:
-                order = claim_order(previous.payer if previous.payer is not None else seat)
-                if order.index(seat) > order.index(previous.seat):
-                    return  # 攔胡: the nearer claimant keeps the win; this press loses
+            if _rivals(previous, claim):  # 攔胡: the better claim stands, the other press loses
+                if _rank(previous) <= _rank(claim):
+                    self._lost.add(seat)
+                    return
+                self._lost.add(previous.seat)
             else:
-                self._judge(None)
-        for code in claim.codes:
-            self._violation(seat, code, _BAR_TEXT[code].format(seat=seat))
+                self._judge()
         self._claim = claim
         if claim.flower_win is not None and not s.is_complete():
-            self._judge(None)
+            self._judge()
+
+    def _lost_press(self, seat: int) -> bool:
+        """Whether a 胡 press (or its reveal) after the win was decided lost on priority to
+        it: the button alone, no record (replay-format.md)."""
+        settled = self._settled
+        return (
+            settled is not None
+            and settled.how in _ON_A_TILE
+            and seat not in (settled.seat, settled.payer)
+        )
+
+    def _may_win_on(self, hand: HandState, s: SeatState, pending: Pending | None) -> bool:
+        """Whether this seat may still legally win on the open tile, as far as the mirror
+        knows: its hand takes it, and no rule bars it (相公, 過水, 禁制 8)."""
+        if pending is None or s.seat not in pending.winners or s.dead or s.passed_win:
+            return False
+        return pending.added_kong or not completes(s.shown_in_hand(), tile_kind(pending.tile))
+
+    def _judge_when_decided(self) -> None:
+        """Judge a revealed 胡 on a discard (or a 加槓 tile) as soon as no seat that could
+        outrank it is left (攔胡: the nearest legal claimant after the discarder); until
+        then its window stays open (D3), whatever the order of the presses."""
+        claim, hand = self._claim, self.hand
+        if claim is None or claim.revealed is None or hand is None:
+            return
+        pending = hand.pending
+        if claim.how in _ON_A_TILE and pending is not None and pending.tile == claim.tile:
+            order = claim_order(pending.seat)
+            nearer = order if not claim.legal else order[: order.index(claim.seat)]
+            if any(
+                seat != claim.seat
+                and seat not in self._lost
+                and self._may_win_on(hand, hand.seats[seat], pending)
+                for seat in nearer
+            ):
+                return
+        self._judge()
 
     def _win_claim(self, hand: HandState, s: SeatState) -> WinClaim:
         seat = s.seat
@@ -286,16 +328,24 @@ class WinsMixin(MirrorCore):
 
     def _hand_revealed(self, body: Any) -> None:
         claim = self._claim
-        if claim is None or claim.seat != body.seat:
-            self._fault("impossible", f"seat {body.seat} revealed a hand with no 胡 declared")
+        if claim is not None and claim.seat == body.seat:
+            claim.revealed = list(body.tiles)  # judged once no nearer claim can come
             return
-        self._judge(list(body.tiles))
+        if body.seat in self._lost or self._lost_press(body.seat):
+            return  # a 胡 that lost on priority: its reveal changes nothing
+        self._fault("impossible", f"seat {body.seat} revealed a hand with no 胡 declared")
 
-    def _judge(self, revealed: list[int] | None) -> None:
+    def _judge(self) -> None:
         claim, self._claim = self._claim, None
+        self._lost = set()
         hand = self.hand
         if claim is None or hand is None:
             return
+        self._settled = claim
+        revealed = claim.revealed
+        for code in claim.codes:  # the rules that bar the 胡 judged (one that lost: no record)
+            text = _BAR_TEXT[code].format(seat=claim.seat)
+            self._violation(claim.seat, code, text, at=(claim.boot_id, claim.seq))
         s = hand.seats[claim.seat]
         ids = list(s.concealed)
         if revealed is not None and claim.flower_win is None:
@@ -399,6 +449,20 @@ _BAR_TEXT: Final = {
     " (禁制 5)",
     "restriction_8": "seat {seat} won on a discard that completes tiles it had shown (禁制 8)",
 }
+
+
+_ON_A_TILE: Final = ("discard", "robbing_kong")  # wins several seats may claim at once
+
+
+def _rivals(a: WinClaim, b: WinClaim) -> bool:
+    """Two 胡 claims on the same discard (or 加槓 tile): only one of them wins (攔胡)."""
+    return a.how in _ON_A_TILE and b.how == a.how and a.tile == b.tile and a.payer == b.payer
+
+
+def _rank(claim: WinClaim) -> tuple[int, int]:
+    """攔胡's order: a legal claim before a barred one, then nearest after the discarder."""
+    order = claim_order(claim.payer if claim.payer is not None else claim.seat)
+    return (0 if claim.legal else 1, order.index(claim.seat) if claim.seat in order else 3)
 
 
 def _once(codes: list[str]) -> list[str]:

@@ -44,6 +44,102 @@ def test_intercepted_win_nearer_seat_pressed_first() -> None:
     assert (hand.result, hand.seat, hand.payer) == ("win", 2, 0)
 
 
+def intercepted(hand_record_seat: int, t: Script) -> None:
+    """No one is blamed, no fault, and the one hand record pays `hand_record_seat`."""
+    assert t.violations() == []
+    assert t.faults() == []
+    hand = t.hand()
+    assert (hand.result, hand.kind, hand.seat, hand.payer) == (
+        "win",
+        "discard",
+        hand_record_seat,
+        0,
+    )
+    assert hand.net[1] == 0 and hand.net[5 - hand_record_seat] == 0
+
+
+def test_intercepted_win_is_not_decided_by_a_pong_press_between() -> None:
+    """D3: the farther seat's 胡 is not settled by another seat's 碰 press; the nearer seat
+    presses 胡 next and reveals: it wins, whatever the order of the presses."""
+    t = rival_winners()
+    t.button(3, "win")
+    t.button(1, "pong")  # a press 胡 outranks
+    t.button(1, "kong")
+    assert t.hands() == []
+    t.button(2, "win")
+    t.reveal(2)
+    intercepted(2, t)
+
+
+def test_intercepted_win_waits_for_the_nearer_seat_after_the_farther_reveal() -> None:
+    """The farther seat reveals first; the nearer seat, who may still win, presses after:
+    the nearer seat wins and the farther reveal changes nothing."""
+    t = rival_winners()
+    t.win(3)
+    assert t.hands() == []  # seat 2 may still claim: the window is open
+    t.win(2)
+    intercepted(2, t)
+
+
+def test_intercepted_win_decided_when_the_nearer_seat_passes() -> None:
+    t = rival_winners()
+    t.win(3)
+    t.button(2, "pass")
+    intercepted(3, t)
+
+
+def test_intercepted_win_decided_when_its_window_closes() -> None:
+    """The nearer seat never claims: the farther seat's revealed 胡 is decided at the next
+    event that closes the window (here the next hand's shuffle), as revealed."""
+    t = rival_winners()
+    t.win(3)
+    t.emit({"kind": "shuffle_started"})
+    intercepted(3, t)
+
+
+def barred_nearer() -> Script:
+    """Seat 2 showed its 7s 8s by its own fault: 禁制 8 bars its win on the 6s."""
+    t = Script(
+        quiet(
+            {0: QUIET[0].replace("5s 5s 5s 5s", "5s 5s 5s 8p 6s"), 2: READY_69S, 3: ALSO_6S},
+            extra="6s",
+        )
+    )
+    t.shown(2, "7s 8s")
+    t.discard(0, "6s")
+    return t
+
+
+def test_intercepted_win_a_barred_nearer_seat_does_not_hold_it() -> None:
+    """The nearer seat may not win on the tile, so the farther seat's 胡 is decided at its
+    reveal; a later 胡 press of the barred seat lost on priority: the button alone."""
+    t = barred_nearer()
+    t.win(3)
+    assert len(t.hands()) == 1
+    t.button(2, "win")
+    t.reveal(2)
+    intercepted(3, t)
+
+
+def test_intercepted_win_the_legal_claim_beats_a_barred_nearer_one() -> None:
+    """The barred nearer seat presses first: the farther legal claimant still wins, and the
+    barred press, having lost on priority, is the button alone, as in the order above."""
+    t = barred_nearer()
+    t.button(2, "win")
+    t.win(3)
+    intercepted(3, t)
+
+
+def test_intercepted_win_twin_a_barred_claim_alone_is_a_false_win() -> None:
+    t = barred_nearer()
+    t.button(2, "win")
+    press = t.seq
+    t.reveal(2)
+    t.button(3, "pass")
+    assert t.violations() == [(press, 2, "restriction_8")]
+    assert (t.hand().result, t.hand().seat, t.hand().codes) == ("false_win", 2, ["restriction_8"])
+
+
 # --- 搶槓: a win on the tile of a 加槓; the adder pays ------------------------------
 
 ROBBER = "2m 3m 4m 6m 7m 8m 2s 3s 4s 3p 3p 3p 8p 9p C C"  # seat 3: waits 7p alone
