@@ -7,7 +7,7 @@ Calls from one part into another are declared here, for the type checker only.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Final, cast
 
 from table_service.mirror.judge import WinClaim
 from table_service.mirror.records import (
@@ -55,10 +55,19 @@ class MirrorCore:
         self._last_reveal: tuple[int, int] | None = None  # (seat, flower) just revealed
         self._robbed: tuple[int, int] | None = None  # 七搶一 (1): (robbed seat, flower id)
         self._r5: tuple[int, frozenset[int]] | None = None  # 禁制 5 after an 暗槓
+        self._deal_uncertain = False  # a hand went unjudged: the next deal's dealer is learnt
+        self._start_lost = False  # a gap between hands: the next hand may begin unseen
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """A mirror pickled by an earlier revision gets what was added since at its start."""
+        self.__dict__.update(MirrorCore(str(state.get("table", ""))).__dict__)
+        self.__dict__.update(state)
 
     # --- recording -----------------------------------------------------------------
 
     def _fault(self, code: str, detail: str) -> None:
+        if self._unjudged() and code not in _STREAM_FAULTS:
+            return  # a hand not seen from its start: followed, not judged
         self.faults += 1
         self._out.append(
             Fault(
@@ -74,6 +83,8 @@ class MirrorCore:
         self, seat: int, code: str, detail: str, at: tuple[int, int] | None = None
     ) -> None:
         """Record a breach by `seat`, at the current event or at the earlier event `at`."""
+        if self._unjudged():
+            return  # nobody is blamed in a hand the mirror did not see from its start
         boot_id, seq = at if at is not None else (self._boot, self._seq)
         self.violations += 1
         self._out.append(
@@ -89,12 +100,33 @@ class MirrorCore:
         if code in DEAD_HAND_CODES and self.hand is not None:
             self.hand.seats[seat].dead = True
 
-    def _in_play(self, what: str) -> HandState | None:
-        """The hand, if `what` can happen now; otherwise an `impossible` fault."""
+    def _unjudged(self) -> bool:
+        return self.hand is not None and self.hand.unseen
+
+    def _unseen(self, why: str) -> HandState:
+        """The hand's beginning is gone (a gap, a session or a mirror started mid-hand): its
+        tiles are followed without judging until the next shuffle, and one fault says so."""
         hand = self.hand
-        if hand is not None and hand.phase == "over" and hand.result == "drawn":
+        if hand is None or hand.phase in ("over", "idle"):
+            hand = self._new_hand()
+            hand.phase = "play"  # what is left of it: its tiles as they come
+        if not hand.unseen:
+            self._fault(
+                "hand_unseen",
+                f"{why}: the hand is followed without judging until the next shuffle",
+            )
+            hand.unseen = True
+        return hand
+
+    def _in_play(self, what: str) -> HandState | None:
+        """The hand, if `what` can happen now; otherwise an `impossible` fault (or, with no
+        hand seen at all, a hand joined in its middle)."""
+        hand = self.hand
+        if hand is None:
+            return self._unseen(f"{what} with no hand seen before it")
+        if hand.phase == "over" and hand.result == "drawn":
             return hand  # after 荒局 the tiles are still followed (a claim there is a breach)
-        if hand is None or hand.phase not in ("dealing", "play"):
+        if hand.phase not in ("dealing", "play"):
             phase = "no hand" if hand is None else hand.phase
             self._fault("impossible", f"{what} while {phase}")
             return None
@@ -149,6 +181,8 @@ class MirrorCore:
 
         def _end_drawn(self) -> None: ...  # mirror.py
 
+        def _new_hand(self) -> HandState: ...  # mirror.py
+
         def _finish_hand(
             self,
             *,
@@ -180,6 +214,10 @@ class MirrorCore:
         def _check_declaration_at_discard(
             self, hand: HandState, s: SeatState, tile: int
         ) -> None: ...  # wins.py
+
+
+# Faults about the stream itself, still told in a hand that is not judged.
+_STREAM_FAULTS: Final = frozenset({"gap", "hand_unseen"})
 
 
 def _place_text(place: tuple[str, int]) -> str:

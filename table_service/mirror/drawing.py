@@ -14,7 +14,7 @@ from typing import Any, Final
 
 from table_service.mirror.core import MirrorCore, _place_text
 from table_service.mirror.state import HandState
-from table_service.rules.table import DEAL_ROUNDS, SEATS
+from table_service.rules.table import DEAL_ROUNDS, SEATS, Deal, counted_seat
 from table_service.rules.tiles import tile_code
 
 DEAL_TILES: Final = 4 * DEAL_ROUNDS * SEATS + 1  # 65: 4 tiles at a time ×4 rounds, then 門牌
@@ -110,6 +110,8 @@ class DrawingMixin(MirrorCore):
         hand.wall += 1
 
     def _deal_draw(self, hand: HandState, seat: int, tile: int, back: bool) -> None:
+        if hand.deal_draws == 0 and self._deal_uncertain:
+            self._learn_dealer(hand, seat)
         i = hand.deal_draws
         expected = hand.dealer if i == DEAL_TILES - 1 else (hand.dealer + i // 4) % SEATS
         wrong = False
@@ -131,6 +133,17 @@ class DrawingMixin(MirrorCore):
         if hand.deal_draws == DEAL_TILES:
             hand.phase = "play"
             hand.turn, hand.step, hand.turn_start = hand.dealer, "discard", "first"
+
+    def _learn_dealer(self, hand: HandState, seat: int) -> None:
+        """After a hand that was not judged, the seat taking the first dealt tiles is the
+        dealer (a new dealer starts at 連0; the same one keeps its streak, a referee's
+        correction sets it right)."""
+        self._deal_uncertain = False
+        if seat == self.deal.dealer or hand.dice is None:
+            return
+        self.deal = Deal(seat, 0, self.deal.round_wind, self.deal.first_dealer)
+        hand.dealer = seat
+        hand.opening_seat = counted_seat(seat, sum(hand.dice))
 
     def _play_draw(self, hand: HandState, seat: int, tile: int, back: bool) -> None:
         s = hand.seats[seat]

@@ -92,12 +92,19 @@ class TableMirror(DrawingMixin, ClaimsMixin, WinsMixin):
             self.hand.dealer = dealer
 
     def start_session(self, session: SessionStart) -> list[Record]:
-        """Start (or restart) the session; a hand in progress ends without a record."""
+        """Start (or restart) the session; a hand in progress is followed to its end but not
+        judged (the session did not see it from its start), and the session's deal is the
+        next hand's."""
         self._out = []
         self.session = session
         self.profile = session.rule_profile()
         self.deal = session.deal()
-        self.hand = None
+        hand = self.hand
+        if hand is not None and hand.phase not in ("over", "idle"):
+            self._unseen("a session started in the middle of a hand")
+            self._deal_uncertain = False  # the session says who deals next
+        else:
+            self.hand = None
         self.hands = 0
         self.totals = [0] * SEATS
         self.jiang_over = False
@@ -110,12 +117,14 @@ class TableMirror(DrawingMixin, ClaimsMixin, WinsMixin):
             self.start_session(SessionStart(table=self.table))
         self._out = []
         self._boot, self._seq = event.boot_id, event.seq
+        gaps = self.gaps
         if not self._admit(event.boot_id, event.seq):
             self.duplicates += 1
             return self._out
         self.events += 1
         body = event.body
         kind = body.kind
+        self._after_gap(self.gaps > gaps, kind)
         self._settle_misread(kind, body)
         if self._claim is not None and not self._continues_claim(kind, body):
             self._judge()
@@ -124,6 +133,25 @@ class TableMirror(DrawingMixin, ClaimsMixin, WinsMixin):
         if kind not in ("flower_revealed", "tiles_left"):  # 七搶一 (1) robs the flower just shown
             self._last_reveal = None
         return self._out
+
+    def _after_gap(self, gap: bool, kind: str) -> None:
+        """Events are missing: a hand in progress is no longer seen whole, and one that
+        begins beyond the hole (its tiles moving with no shuffle seen) was never seen from
+        its start. Either is followed without judging until the next shuffle; the dealer
+        of the next deal is learnt from it."""
+        if kind == "shuffle_started":
+            self._start_lost = False
+            return
+        if gap:
+            self._deal_uncertain = True
+            hand = self.hand
+            if hand is not None and hand.phase not in ("over", "idle"):
+                self._unseen(f"events before seq {self._seq} are missing")
+                return
+            self._start_lost = True
+        if self._start_lost and kind in _MID_HAND:
+            self._start_lost = False
+            self._unseen(f"events before seq {self._seq} are missing, the hand's start with them")
 
     def _continues_claim(self, kind: str, body: Any) -> bool:
         """Whether an event leaves the 胡 being judged open (D3): a reveal, any seat's button
@@ -229,6 +257,8 @@ class TableMirror(DrawingMixin, ClaimsMixin, WinsMixin):
         if self.jiang_over:
             self.deal = Deal(self.deal.first_dealer, 0, 0, self.deal.first_dealer)
             self.jiang_over = False
+        if self.hand is not None and self.hand.unseen:
+            self._deal_uncertain = True  # who won it was not judged: the deal will tell
         self.hand = HandState([SeatState(s) for s in range(SEATS)], self.deal.dealer)
         self._settled = None
         return self.hand
@@ -323,6 +353,10 @@ class TableMirror(DrawingMixin, ClaimsMixin, WinsMixin):
     ) -> None:
         hand = self.hand
         assert hand is not None
+        if hand.unseen:  # not judged: no record, no money, the deal learnt from the next
+            hand.phase, hand.result, hand.pending = "over", result, None
+            self._deal_uncertain = True
+            return
         net = [0] * SEATS
         for p in payments:
             net[p.payer] -= p.amount
@@ -371,6 +405,20 @@ class TableMirror(DrawingMixin, ClaimsMixin, WinsMixin):
             self.jiang_over = True
         else:
             self.deal = nxt
+
+
+# Events that only happen within a hand, after its deal has begun.
+_MID_HAND: Final = frozenset(
+    {
+        "tile_drawn",
+        "tile_discarded",
+        "meld_exposed",
+        "flower_revealed",
+        "seat_button",
+        "hand_revealed",
+        "tiles_shown",
+    }
+)
 
 
 def _ignore(body: Any) -> None:

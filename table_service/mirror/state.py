@@ -193,6 +193,7 @@ class HandState:
     misread: tuple[int, int, bool] | None = None
     reread: tuple[int, int, bool] | None = None
     result: str | None = None  # how it ended, once phase is "over"
+    unseen: bool = False  # its beginning was not seen: followed, never judged (replay-format)
 
     @property
     def drawable(self) -> int:
@@ -208,6 +209,7 @@ class HandState:
         over = self.phase == "over"
         return {
             "phase": self.phase,
+            "judged": not self.unseen,  # False: not seen from its start, followed only
             "dealer": self.dealer,
             "dice": list(self.dice) if self.dice else None,
             "opening_seat": self.opening_seat,

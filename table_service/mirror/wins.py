@@ -18,7 +18,7 @@ from table_service.mirror.judge import (
     flower_only_hand,
     verdict,
 )
-from table_service.mirror.records import Item, Violation
+from table_service.mirror.records import Item
 from table_service.mirror.state import HandState, Pending, SeatState
 from table_service.rules import Hand
 from table_service.rules.items import ENGLISH
@@ -37,6 +37,7 @@ class WinsMixin(MirrorCore):
         hand = self.hand
         if button == "WIN":
             if hand is not None and hand.phase == "over" and self._lost_press(body.seat):
+                self._press_after_decision(hand, body.seat)
                 return
             if hand is None or hand.phase != "play":
                 self._fault("impossible", f"seat {body.seat} pressed 胡 with no hand in play")
@@ -88,6 +89,7 @@ class WinsMixin(MirrorCore):
         claim = self._win_claim(hand, s)
         if claim.how in _ON_A_TILE:
             claim.legal = not claim.codes and self._may_win_on(hand, s, hand.pending)
+        self._record_bars(seat, claim.codes)  # a barred declaration, whether it wins or not
         if previous is not None:
             if _rivals(previous, claim):  # 攔胡: the better claim stands, the other press loses
                 if _rank(previous) <= _rank(claim):
@@ -99,6 +101,23 @@ class WinsMixin(MirrorCore):
         self._claim = claim
         if claim.flower_win is not None and not s.is_complete():
             self._judge()
+
+    def _record_bars(self, seat: int, codes: list[str]) -> None:
+        for code in codes:
+            self._violation(seat, code, _BAR_TEXT[code].format(seat=seat))
+
+    def _press_after_decision(self, hand: HandState, seat: int) -> None:
+        """A 胡 on the tile just won, after the win was decided: it lost on priority (the
+        button alone), but a seat barred from winning on it still declared a barred win."""
+        settled = self._settled
+        assert settled is not None
+        s = hand.seats[seat]
+        codes = ["dead_hand_claim"] if s.dead else []
+        if s.passed_win:
+            codes.append("passed_win")
+        if settled.how == "discard" and completes(s.shown_in_hand(), tile_kind(settled.tile)):
+            codes.append("restriction_8")
+        self._record_bars(seat, codes)
 
     def _lost_press(self, seat: int) -> bool:
         """Whether a 胡 press (or its reveal) after the win was decided lost on priority to
@@ -343,9 +362,6 @@ class WinsMixin(MirrorCore):
             return
         self._settled = claim
         revealed = claim.revealed
-        for code in claim.codes:  # the rules that bar the 胡 judged (one that lost: no record)
-            text = _BAR_TEXT[code].format(seat=claim.seat)
-            self._violation(claim.seat, code, text, at=(claim.boot_id, claim.seq))
         s = hand.seats[claim.seat]
         ids = list(s.concealed)
         if revealed is not None and claim.flower_win is None:
@@ -369,17 +385,8 @@ class WinsMixin(MirrorCore):
             candidate = flower_only_hand(claim, s, self.deal)
         v = verdict(claim, candidate, self.deal, self.profile)
         if v.result == "false_win" and "false_win" in v.codes and "false_win" not in claim.codes:
-            self.violations += 1
-            self._out.append(
-                Violation(
-                    table=self.table,
-                    boot_id=claim.boot_id,
-                    seq=claim.seq,
-                    seat=claim.seat,
-                    code="false_win",
-                    detail=f"seat {claim.seat} declared 胡 on a hand that does not win",
-                )
-            )
+            text = f"seat {claim.seat} declared 胡 on a hand that does not win"
+            self._violation(claim.seat, "false_win", text, at=(claim.boot_id, claim.seq))
         if claim.how != "self_draw" and claim.flower_win is None:
             self._move_claimed(hand, claim)
         items = (

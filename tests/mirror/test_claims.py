@@ -110,24 +110,36 @@ def barred_nearer() -> Script:
     return t
 
 
+def barred_press_lost(t: Script, press: int) -> None:
+    """Seat 3 won, paid by seat 0; seat 2's barred 胡 press is flagged (a win declared that
+    禁制 8 bars), though it lost on priority and settles nothing."""
+    assert t.violations() == [(press, 2, "restriction_8")]
+    assert t.faults() == []
+    hand = t.hand()
+    assert (hand.result, hand.seat, hand.payer) == ("win", 3, 0)
+    assert hand.net[2] == 0
+
+
 def test_intercepted_win_a_barred_nearer_seat_does_not_hold_it() -> None:
     """The nearer seat may not win on the tile, so the farther seat's 胡 is decided at its
-    reveal; a later 胡 press of the barred seat lost on priority: the button alone."""
+    reveal; the barred seat's later press lost on priority, and is still a barred one."""
     t = barred_nearer()
     t.win(3)
     assert len(t.hands()) == 1
     t.button(2, "win")
+    press = t.seq
     t.reveal(2)
-    intercepted(3, t)
+    barred_press_lost(t, press)
 
 
 def test_intercepted_win_the_legal_claim_beats_a_barred_nearer_one() -> None:
     """The barred nearer seat presses first: the farther legal claimant still wins, and the
-    barred press, having lost on priority, is the button alone, as in the order above."""
+    records are those of the order above."""
     t = barred_nearer()
     t.button(2, "win")
+    press = t.seq
     t.win(3)
-    intercepted(3, t)
+    barred_press_lost(t, press)
 
 
 def test_intercepted_win_twin_a_barred_claim_alone_is_a_false_win() -> None:

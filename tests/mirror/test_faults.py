@@ -25,13 +25,50 @@ def test_tile_twice() -> None:
 
 
 def test_gap() -> None:
+    """Events missing mid-hand: the hand is no longer seen whole, so it is followed without
+    judging until the next shuffle (one fault says so); the next hand is judged again."""
     t = Script(quiet())
     t.skip(3)
     seq = t.seq + 1
     t.discard(0, "2m")
-    assert t.faults() == [(seq, "gap")]
+    assert t.faults() == [(seq, "gap"), (seq, "hand_unseen")]
     assert t.mirror.gaps == 1
+    t.draw(2, "3m")  # out of turn, were the hand judged
+    t.discard(2, "3m")
+    t.button(3, "win")  # a 胡 on nothing
     assert t.violations() == []
+    assert t.hands() == []
+    assert [code for _, code in t.faults()] == ["gap", "hand_unseen"]
+    assert t.mirror.snapshot()["hand"]["seats"][2]["discards"] == ["3m"]  # still followed
+    t.new_hand(quiet())
+    t.draw(2, "3m")
+    assert [code for _, _, code in t.violations()] == ["out_of_turn"]
+
+
+def test_gap_between_hands_loses_the_next_hands_start() -> None:
+    """The hole swallowed the next hand's shuffle, wall and deal: what follows is not
+    judged; the hand after it is, dealt by the seat that takes its first tiles."""
+    t = Script(quiet())
+    t.discard(0, "2m")
+    t.burn(0)
+    t.finish()
+    assert t.hand().result == "drawn"
+    t.skip(80)
+    seq = t.seq + 1
+    t.emit({"kind": "tile_discarded", "seat": 2, "tile": t.alloc("7p")})
+    assert t.faults()[-2:] == [(seq, "gap"), (seq, "hand_unseen")]
+    assert len(t.hands()) == 1
+    t.new_hand(quiet(dealer=1), dealer=1)  # the table's dealer, not the mirror's 0
+    assert t.violations() == []
+    assert t.mirror.hand is not None and t.mirror.hand.dealer == 1
+
+
+def test_gap_twin_the_hand_seen_whole_is_judged() -> None:
+    t = Script(quiet())
+    t.discard(0, "2m")
+    t.draw(2, "3m")
+    assert [code for _, _, code in t.violations()] == ["out_of_turn"]
+    assert t.faults() == []
 
 
 def test_count_mismatch() -> None:
@@ -61,11 +98,16 @@ def test_counts_agree_through_a_whole_hand() -> None:
     assert t.hand().result == "drawn"
 
 
-def test_impossible_discard_before_any_deal() -> None:
+def test_a_discard_before_any_hand_seen_is_a_hand_joined_midway() -> None:
+    """The mirror's first event is a discard: the hand began before it was watched. One
+    fault says so; its tiles are followed, nobody is judged, until the next shuffle."""
     t = Script(quiet(), deal=False)
     t.emit({"kind": "tile_discarded", "seat": 0, "tile": 5})
-    assert t.faults() == [(1, "impossible")]
+    t.emit({"kind": "tile_drawn", "seat": 3, "tile": 9, "end": "front"})
+    t.emit({"kind": "tile_discarded", "seat": 3, "tile": 9})
+    assert t.faults() == [(1, "hand_unseen")]
     assert t.violations() == []
+    assert t.mirror.snapshot()["hand"]["seats"][3]["discards"] == ["3m"]
 
 
 def test_unknown_tile_in_replay() -> None:

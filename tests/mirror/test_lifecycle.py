@@ -186,11 +186,19 @@ def test_a_dealer_roll_after_a_hand_is_over_sets_the_next_hands_dealer() -> None
 
 
 def test_a_session_restart_drops_a_pending_win() -> None:
-    """start_session: the hand in progress ends without a record, its pending 胡 with it."""
+    """start_session: the hand in progress is followed to its end without judging (one
+    fault says so), its pending 胡 dropped; the next hand is the session's."""
     t = Script(quiet({1: "2m 3m 4m 6m 7m 8m 2p 2p 2p 2s 3s 4s 7p 8p E E"}, extra="9p"))
     t.discard(0, "9p")
     t.button(1, "win")
-    assert t.mirror.start_session(SessionStart(table=TABLE)) == []
+    (fault,) = t.mirror.start_session(SessionStart(table=TABLE, dealer=2))
+    assert (fault.type, fault.code) == ("fault", "hand_unseen")  # type: ignore[union-attr]
     t.reveal(1)
+    t.button(2, "win")
+    t.reveal(2)
     assert t.hands() == []
-    assert t.records[-1].detail == "seat 1 revealed a hand with no 胡 declared"  # type: ignore[union-attr]
+    assert t.violations() == [] and t.faults() == []
+    assert t.mirror.snapshot()["hand"]["seats"][0]["discards"] == ["9p"]
+    t.new_hand(quiet(dealer=2))
+    assert t.mirror.hand is not None and t.mirror.hand.dealer == 2
+    assert t.violations() == [] and t.faults() == []

@@ -98,7 +98,11 @@ def test_a_meld_of_tiles_in_another_seats_hand() -> None:
 def test_tiles_moving_outside_a_hand_are_faults_naming_the_phase() -> None:
     t = Script(deal=False)
     t.emit({"kind": "tile_discarded", "seat": 0, "tile": 5})
-    assert last_fault(t) == ("impossible", "a discard while no hand")
+    assert last_fault(t) == (
+        "hand_unseen",
+        "a discard with no hand seen before it: the hand is followed without judging until"
+        " the next shuffle",
+    )
     t.emit({"kind": "shuffle_started"})
     t.emit({"kind": "tile_drawn", "seat": 0, "tile": 5, "end": "front"})
     assert last_fault(t) == ("impossible", "a tile drawn while shuffling")
