@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from table_service.mirror import passes
 from table_service.mirror.core import MirrorCore, _place_text
 from table_service.mirror.state import HandState
 from table_service.rules.table import DEAL_ROUNDS, SEATS, Deal, counted_seat
-from table_service.rules.tiles import tile_code
+from table_service.rules.tiles import is_flower_tile, tile_code
 
 DEAL_TILES: Final = 4 * DEAL_ROUNDS * SEATS + 1  # 65: 4 tiles at a time ×4 rounds, then 門牌
 
@@ -133,6 +134,7 @@ class DrawingMixin(MirrorCore):
         if hand.deal_draws == DEAL_TILES:
             hand.phase = "play"
             hand.turn, hand.step, hand.turn_start = hand.dealer, "discard", "first"
+            passes.first_passes(hand)
 
     def _learn_dealer(self, hand: HandState, seat: int) -> None:
         """After a hand that was not judged, the seat taking the first dealt tiles is the
@@ -150,6 +152,7 @@ class DrawingMixin(MirrorCore):
         if back:
             if s.owed > 0:
                 s.owed -= 1
+                self._replacement_in_pass(hand, seat, tile)
             elif self._rob_flower(hand, seat):
                 pass
             else:
@@ -217,15 +220,37 @@ class DrawingMixin(MirrorCore):
         self._take(hand, tile, seat, "revealed")
         s.flowers.append(tile)
         hand.where[tile] = ("flower", seat)
-        opening = all(x.discards_made == 0 for x in hand.seats)
-        if opening and any(x.owed for x in hand.seats if x is not s):
-            self._violation(
-                seat, "replacement_order", f"seat {seat} revealed a flower out of its 補花 pass"
-            )
+        pass_no = hand.flower_pass.pop(tile, 1)
+        if passes.in_opening(hand):
+            if any(x.owed for x in hand.seats if x is not s):
+                self._violation(
+                    seat, "replacement_order", f"seat {seat} revealed a flower out of its 補花 pass"
+                )
+                pass_no = 0  # flagged once: its replacement is not flagged again
+            s.owed_passes.append(pass_no)
         s.owed += 1
         self._last_reveal = (seat, tile)
         if hand.drawable == 0 and hand.phase == "play":
             self._end_drawn()  # D4: no replacement exists for the last drawable tile
+
+    def _replacement_in_pass(self, hand: HandState, seat: int, tile: int) -> None:
+        """補花 in passes (§2): the replacement of a flower is drawn in that flower's pass,
+        after the seats before it; a flower drawn so waits for the next pass."""
+        s = hand.seats[seat]
+        if not passes.in_opening(hand) or not s.owed_passes:
+            return
+        pass_no = min(s.owed_passes)
+        s.owed_passes.remove(pass_no)
+        if is_flower_tile(tile):
+            hand.flower_pass[tile] = max(pass_no, 1) + 1
+        ahead = passes.ahead_of(hand, seat, pass_no) if pass_no else None
+        if ahead is not None:
+            self._violation(
+                seat,
+                "replacement_order",
+                f"seat {seat} drew a 補花 replacement of pass {pass_no} before seat {ahead}"
+                " had its turn",
+            )
 
     def _rob_flower(self, hand: HandState, robber: int) -> bool:
         """七搶一 (1): the seat with seven takes the flower just revealed and draws for it."""

@@ -58,6 +58,7 @@ class SeatState:
     river: list[int] = field(default_factory=list)  # discards still lying (claimed ones leave)
     discards_made: int = 0
     owed: int = 0  # replacements owed from the 槓尾 (flowers revealed, kongs)
+    owed_passes: list[int] = field(default_factory=list)  # 補花 passes of the flowers owed
     dead: bool = False  # 相公
     passed_win: bool = False  # 過水 (D1)
     passed_pongs: set[int] = field(default_factory=set)  # 過碰 (D2), kinds, this go-round
@@ -194,6 +195,7 @@ class HandState:
     reread: tuple[int, int, bool] | None = None
     result: str | None = None  # how it ended, once phase is "over"
     unseen: bool = False  # its beginning was not seen: followed, never judged (replay-format)
+    flower_pass: dict[int, int] = field(default_factory=dict)  # 補花: a flower's pass (passes.py)
 
     @property
     def drawable(self) -> int:

@@ -109,6 +109,30 @@ def test_replacement_order() -> None:
     assert t.violations() == [(seq, 1, "replacement_order")]
 
 
+def test_replacement_order_a_replacement_flower_replaced_before_the_next_pass() -> None:
+    """§2: the dealer's replacement is a flower; it belongs to the second pass, so drawing
+    its replacement before seat 1 has had its first pass takes a tile out of order."""
+    t = Script(FLOWER_DEAL | {2: QUIET[2], 3: QUIET[3]})
+    t.flower(0, "h1")
+    t.replacement(0, "h5")
+    t.flower(0, "h5")
+    seq = t.seq + 1
+    t.replacement(0, "2p")
+    assert t.violations() == [(seq, 0, "replacement_order")]
+
+
+def test_replacement_order_a_replacement_flower_replaced_in_the_next_pass_twin() -> None:
+    t = Script(FLOWER_DEAL | {2: QUIET[2], 3: QUIET[3]})
+    t.flower(0, "h1")
+    t.replacement(0, "h5")
+    t.flower(1, "h2")
+    t.replacement(1, "3m")
+    t.flower(0, "h5")  # the second pass, after seat 1's first
+    t.replacement(0, "2p")
+    t.discard(0, "2p")
+    assert t.violations() == []
+
+
 def test_replacement_order_discard_before_replacement() -> None:
     """A flower drawn in play, revealed, and a discard before its replacement."""
     t = started()

@@ -1,0 +1,47 @@
+"""補花 in passes (taiwan16.md §2): who may replace a flower when, before the first discard.
+
+The opening 補花 goes round in turn order from the dealer; a flower drawn as a
+replacement waits for the next pass, after the other seats have had theirs. A flower's
+turn is its place (pass, seat's order from the dealer): a replacement drawn while another
+seat still holds a flower of an earlier place takes a tile out of its order. Pure
+functions over the hand's picture; drawing.py keeps the passes as the tiles move.
+"""
+
+from __future__ import annotations
+
+from table_service.mirror.state import HandState
+from table_service.rules.table import SEATS
+from table_service.rules.tiles import is_flower_tile
+
+Place = tuple[int, int]  # (pass, the seat's order from the dealer)
+
+
+def place(hand: HandState, seat: int, pass_no: int) -> Place:
+    return pass_no, (seat - hand.dealer) % SEATS
+
+
+def in_opening(hand: HandState) -> bool:
+    """The opening 補花 lasts until the first discard."""
+    return hand.phase == "play" and all(s.discards_made == 0 for s in hand.seats)
+
+
+def first_passes(hand: HandState) -> None:
+    """The deal is done: every dealt flower belongs to the first pass."""
+    for s in hand.seats:
+        for tile in s.concealed:
+            if is_flower_tile(tile):
+                hand.flower_pass[tile] = 1
+
+
+def ahead_of(hand: HandState, seat: int, pass_no: int) -> int | None:
+    """A seat whose flower comes before this seat's replacement of a pass-`pass_no` flower
+    (revealed and not yet replaced, or still in its hand), or None."""
+    mine = place(hand, seat, pass_no)
+    for other in hand.seats:
+        if other.seat == seat:
+            continue
+        waiting = list(other.owed_passes)
+        waiting += [hand.flower_pass.get(t, 1) for t in other.concealed if is_flower_tile(t)]
+        if any(place(hand, other.seat, p) < mine for p in waiting):
+            return other.seat
+    return None
