@@ -11,6 +11,7 @@ from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from table_service.rules.rulebook import DEAD_HAND
 from table_service.rules.settlement import SettleKind
 
 ViolationCode = Literal[
@@ -62,19 +63,9 @@ def unreadable_fault_code(error: str) -> FaultCode:
     return "unknown_tile" if _TILE_FIELD.search(error) else "impossible"
 
 
-# Breaches that make the seat 相公 (taiwan16.md §3, seed 000's list: 缺張/逾張, 錯吃碰槓,
-# 花牌未補, 花牌打出, 吃入打出/打出吃入, and a claim made after losing its priority).
+# Breaches that make the seat 相公 (taiwan16.md §3, D9), from the rulebook's rows.
 # A 相公 seat may only draw and discard.
-DEAD_HAND_CODES: Final = frozenset(
-    {
-        "chow_not_from_left",
-        "replacement_order",
-        "flower_discarded",
-        "hand_size",
-        "restriction_6",
-        "late_claim",
-    }
-)
+DEAD_HAND_CODES: Final[frozenset[str]] = DEAD_HAND
 
 HandResultKind = Literal["win", "flower_win", "false_win", "drawn"]
 SettleKindName = SettleKind  # the settlement kinds of score-format.md, from the rules engine

@@ -21,7 +21,7 @@ from table_service.mirror.judge import (
 from table_service.mirror.records import Item
 from table_service.mirror.state import HandState, Pending, SeatState
 from table_service.rules import Hand
-from table_service.rules.items import ENGLISH
+from table_service.rules.items import ITEM_BY_ID
 from table_service.rules.shapes import completes
 from table_service.rules.table import claim_order
 from table_service.rules.tiles import is_flower_tile, tile_code, tile_flower, tile_kind
@@ -393,7 +393,7 @@ class WinsMixin(MirrorCore):
             []
             if v.score is None or (v.result == "false_win" and not v.tai)
             else [
-                Item(id=i.id, tai=i.tai, name=i.name, en=ENGLISH.get(i.id)) for i in v.score.items
+                Item(id=i.id, tai=i.tai, name=i.name, en=ITEM_BY_ID[i.id].en) for i in v.score.items
             ]
         )
         self._finish_hand(

@@ -1,6 +1,6 @@
 """The 台 table (taiwan16.md §4) as data: one row per item.
 
-Each row has its id, Chinese name, 台 per occurrence, a predicate returning how
+Each row has its id, Chinese and English names, 台 per occurrence, a predicate returning how
 many times it occurs in a hand's `Facts`, and the items it excludes. The
 assembler (`scoring.py`) adds every matching row and drops whatever a matching
 row excludes; a rule profile changes only row values. Exclusions that hold per
@@ -67,7 +67,8 @@ HandFacts = tuple[
 
 class Item(NamedTuple):
     id: str
-    name: str
+    name: str  # Chinese, as §4 writes it
+    en: str  # English
     tai: int
     occurs: Callable[[Facts, Rules], int]  # how many times, under the profile's switches
     excludes: frozenset[str] = frozenset()
@@ -157,13 +158,22 @@ _LIK_GU_KEEPS: Final = frozenset(
 )  # fmt: skip
 
 _ROWS: Final[tuple[Item, ...]] = (
-    Item("seat_wind_pong", "風字坎", 1, lambda f, r: f.triplets.count(f.seat_wind)),
-    Item("round_wind_pong", "風字坎", 1, lambda f, r: f.triplets.count(f.round_wind)),
-    Item("dragon_pong", "箭字坎", 1, _dragon_triplets),
-    Item("concealed", "門清", 1, lambda f, r: _n(not f.exposed)),
+    Item(
+        "seat_wind_pong", "風字坎", "seat wind pong", 1, lambda f, r: f.triplets.count(f.seat_wind)
+    ),
+    Item(
+        "round_wind_pong",
+        "風字坎",
+        "round wind pong",
+        1,
+        lambda f, r: f.triplets.count(f.round_wind),
+    ),
+    Item("dragon_pong", "箭字坎", "dragon pong", 1, _dragon_triplets),
+    Item("concealed", "門清", "concealed hand", 1, lambda f, r: _n(not f.exposed)),
     Item(
         "concealed_self_draw",
         "不求.自摸",
+        "concealed self-draw",
         2,
         lambda f, r: _n(not f.exposed and f.win == "self_draw"),
         frozenset({"self_draw"}),
@@ -171,34 +181,46 @@ _ROWS: Final[tuple[Item, ...]] = (
     Item(
         "all_melded",
         "全求",
+        "all melded",
         2,
         lambda f, r: _n(f.single_tile_left and f.exposed == 5 and f.win != "self_draw"),
     ),
     Item(
         "half_melded",
         "半求",
+        "half melded",
         1,
         lambda f, r: _n(
             f.single_tile_left and f.melded == 5 and f.exposed > 0 and f.win == "self_draw"
         ),
     ),
-    Item("ping_hu", "平胡", 2, _ping_hu),
-    Item("all_pongs", "對對胡", 4, lambda f, r: _n(not f.sequences)),
-    Item("single_wait", "獨聽", 1, _single_wait),
-    Item("robbing_kong", "搶槓", 1, lambda f, r: _n(f.win == "robbing_kong")),
+    Item("ping_hu", "平胡", "all chows", 2, _ping_hu),
+    Item("all_pongs", "對對胡", "all pongs", 4, lambda f, r: _n(not f.sequences)),
+    Item("single_wait", "獨聽", "single wait", 1, _single_wait),
+    Item("robbing_kong", "搶槓", "robbing the kong", 1, lambda f, r: _n(f.win == "robbing_kong")),
     Item(
         "all_honors",
         "字一色",
+        "all honours",
         16,
         lambda f, r: _n(not f.suits and not f.lik_gu),
         frozenset({"all_pongs"}),
     ),
-    Item("full_flush", "清一色", 12, lambda f, r: _n(f.suits == 1 and not f.has_honour)),
-    Item("half_flush", "湊一色", 4, lambda f, r: _n(f.suits == 1 and f.has_honour)),
-    Item("three_concealed_pongs", "三暗坎", 2, lambda f, r: _n(f.concealed_triplets >= 3)),
+    Item(
+        "full_flush", "清一色", "full flush", 12, lambda f, r: _n(f.suits == 1 and not f.has_honour)
+    ),
+    Item("half_flush", "湊一色", "half flush", 4, lambda f, r: _n(f.suits == 1 and f.has_honour)),
+    Item(
+        "three_concealed_pongs",
+        "三暗坎",
+        "three concealed pongs",
+        2,
+        lambda f, r: _n(f.concealed_triplets >= 3),
+    ),
     Item(
         "four_concealed_pongs",
         "四暗坎",
+        "four concealed pongs",
         5,
         lambda f, r: _n(f.concealed_triplets >= 4),
         frozenset({"three_concealed_pongs"}),
@@ -206,6 +228,7 @@ _ROWS: Final[tuple[Item, ...]] = (
     Item(
         "five_concealed_pongs",
         "五暗坎",
+        "five concealed pongs",
         13,
         lambda f, r: _n(f.concealed_triplets == 5),
         frozenset({"four_concealed_pongs", "three_concealed_pongs", "concealed", "all_pongs"}),
@@ -213,6 +236,7 @@ _ROWS: Final[tuple[Item, ...]] = (
     Item(
         "big_four_winds",
         "大四喜",
+        "big four winds",
         16,
         lambda f, r: _n(_wind_triplets(f) == 4),
         frozenset({"seat_wind_pong", "round_wind_pong"}),
@@ -220,12 +244,14 @@ _ROWS: Final[tuple[Item, ...]] = (
     Item(
         "small_four_winds",
         "小四喜",
+        "small four winds",
         8,
         lambda f, r: _n(_wind_triplets(f) == 3 and EAST <= f.pair <= NORTH),
     ),
     Item(
         "big_three_dragons",
         "大三元",
+        "big three dragons",
         8,
         lambda f, r: _n(_dragon_triplets(f) == 3),
         frozenset({"dragon_pong"}),
@@ -233,27 +259,42 @@ _ROWS: Final[tuple[Item, ...]] = (
     Item(
         "small_three_dragons",
         "小三元",
+        "small three dragons",
         4,
         lambda f, r: _n(_dragon_triplets(f) == 2 and f.pair >= RED),
         frozenset({"dragon_pong"}),
     ),
-    Item("self_draw", "自摸", 1, lambda f, r: _n(f.win == "self_draw")),
-    Item("kong_bloom", "槓上開花", 1, lambda f, r: _n(f.replacement)),
-    Item("last_tile", "海底撈月", 1, lambda f, r: _n(f.last_tile)),
-    Item("seat_flower", "花牌", 1, _seat_flowers),
-    Item("flower_kong", "花槓", 2, lambda f, r: f.flower_kongs),
+    Item("self_draw", "自摸", "self-draw", 1, lambda f, r: _n(f.win == "self_draw")),
+    Item("kong_bloom", "槓上開花", "win on a replacement", 1, lambda f, r: _n(f.replacement)),
+    Item("last_tile", "海底撈月", "last tile", 1, lambda f, r: _n(f.last_tile)),
+    Item("seat_flower", "花牌", "seat flower", 1, _seat_flowers),
+    Item("flower_kong", "花槓", "flower kong", 2, lambda f, r: f.flower_kongs),
     Item(
         "all_flowers",
         "滿花",
+        "all flowers",
         8,
         lambda f, r: _n(f.flowers == 8),
         frozenset({"seat_flower", "flower_kong"}),
     ),
-    Item("eight_immortals", "八仙過海", 8, lambda f, r: _n(f.flower_win == "eight_immortals")),
-    Item("seven_rob_one", "七搶一", 8, lambda f, r: _n(f.flower_win == "seven_rob_one")),
+    Item(
+        "eight_immortals",
+        "八仙過海",
+        "eight immortals",
+        8,
+        lambda f, r: _n(f.flower_win == "eight_immortals"),
+    ),
+    Item(
+        "seven_rob_one",
+        "七搶一",
+        "seven rob one",
+        8,
+        lambda f, r: _n(f.flower_win == "seven_rob_one"),
+    ),
     Item(
         "heavenly_ready",
         "天聽",
+        "heavenly ready",
         8,
         lambda f, r: _n(f.declared == "heavenly_ready"),
         frozenset({"concealed"}),
@@ -261,6 +302,7 @@ _ROWS: Final[tuple[Item, ...]] = (
     Item(
         "earthly_ready",
         "地聽",
+        "earthly ready",
         4,
         lambda f, r: _n(f.declared == "earthly_ready"),
         frozenset({"concealed"}),
@@ -268,6 +310,7 @@ _ROWS: Final[tuple[Item, ...]] = (
     Item(
         "heavenly_win",
         "天胡",
+        "heavenly win",
         16,
         lambda f, r: _n(f.timing == "heavenly_win"),
         frozenset(
@@ -284,6 +327,7 @@ _ROWS: Final[tuple[Item, ...]] = (
     Item(
         "earthly_win",
         "地胡",
+        "earthly win",
         16,
         lambda f, r: _n(f.timing == "earthly_win"),
         frozenset({"heavenly_ready", "concealed"}),
@@ -291,12 +335,19 @@ _ROWS: Final[tuple[Item, ...]] = (
     Item(
         "human_win",
         "人胡",
+        "human win",
         8,
         lambda f, r: _n(f.timing == "human_win"),
         frozenset({"earthly_ready", "concealed"}),
     ),
-    Item("all_honors_overlap", "字一色減計", -4, lambda f, r: _n(not f.suits and not f.lik_gu)),
-    Item("lik_gu", "嚦咕嚦咕", 8, lambda f, r: _n(f.lik_gu)),
+    Item(
+        "all_honors_overlap",
+        "字一色減計",
+        "all honours overlap",
+        -4,
+        lambda f, r: _n(not f.suits and not f.lik_gu),
+    ),
+    Item("lik_gu", "嚦咕嚦咕", "seven pairs and a pong", 8, lambda f, r: _n(f.lik_gu)),
 )
 
 
@@ -310,26 +361,6 @@ ITEMS: Final = _with_lik_gu_exclusions(_ROWS)
 ITEM_IDS: Final = tuple(item.id for item in ITEMS)
 ITEM_BY_ID: Final = {item.id: item for item in ITEMS}
 
-ENGLISH: Final = {
-    "seat_wind_pong": "seat wind pong", "round_wind_pong": "round wind pong",
-    "dragon_pong": "dragon pong", "concealed": "concealed hand",
-    "concealed_self_draw": "concealed self-draw", "all_melded": "all melded",
-    "half_melded": "half melded", "ping_hu": "all chows", "all_pongs": "all pongs",
-    "single_wait": "single wait", "robbing_kong": "robbing the kong",
-    "all_honors": "all honours", "full_flush": "full flush", "half_flush": "half flush",
-    "three_concealed_pongs": "three concealed pongs",
-    "four_concealed_pongs": "four concealed pongs",
-    "five_concealed_pongs": "five concealed pongs", "big_four_winds": "big four winds",
-    "small_four_winds": "small four winds", "big_three_dragons": "big three dragons",
-    "small_three_dragons": "small three dragons", "self_draw": "self-draw",
-    "kong_bloom": "win on a replacement", "last_tile": "last tile",
-    "seat_flower": "seat flower", "flower_kong": "flower kong", "all_flowers": "all flowers",
-    "eight_immortals": "eight immortals", "seven_rob_one": "seven rob one",
-    "heavenly_ready": "heavenly ready", "earthly_ready": "earthly ready",
-    "heavenly_win": "heavenly win", "earthly_win": "earthly win", "human_win": "human win",
-    "all_honors_overlap": "all honours overlap", "lik_gu": "seven pairs and a pong",
-}  # fmt: skip
-
 
 # Exclusions a switch lifts (§7): (switch, the value that lifts, row, ids it no longer excludes).
 _LIFTED: Final = (
@@ -341,9 +372,21 @@ _LIFTED: Final = (
 # Rows a switch removes when false (§7 `half_melded`, `all_honors_overlap`).
 _SWITCHED_ROWS: Final = frozenset({"half_melded", "all_honors_overlap"})
 
+
+class DealerItem(NamedTuple):
+    id: str
+    name: str  # Chinese, as §4 writes it
+    en: str  # English
+    tai: int
+
+
 # 作莊 and 連N拉N are §4 items valued in a profile too, but they are dealer 台 (§6):
 # never rows of a hand's 牌面. Their default values sit after 對對胡, as in §4.
-_DEALER_TAI: Final = {"dealer": 1, "streak": 2}
+DEALER_ITEMS: Final = (
+    DealerItem("dealer", "作莊", "dealer", 1),
+    DealerItem("streak", "連N拉N", "dealer streak (per N)", 2),
+)
+_DEALER_TAI: Final = {d.id: d.tai for d in DEALER_ITEMS}
 
 
 def _default_tai() -> dict[str, int]:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from table_service.rules.hand import Hand, parse_hand
-from table_service.rules.items import ENGLISH, ITEM_BY_ID, Facts, HandFacts, rows_for
+from table_service.rules.items import ITEM_BY_ID, Facts, HandFacts, rows_for
 from table_service.rules.profile import DEFAULT_PROFILE, Profile
 from table_service.rules.shapes import (
     SetShape,
@@ -58,7 +58,8 @@ class ScoreResult:
             "valid": self.valid,
             "tai": self.tai,
             "items": [
-                {"id": i.id, "name": i.name, "tai": i.tai, "en": ENGLISH[i.id]} for i in self.items
+                {"id": i.id, "name": i.name, "tai": i.tai, "en": ITEM_BY_ID[i.id].en}
+                for i in self.items
             ],
             "dealer_tai": self.dealer_tai,
             "reason": self.reason,

@@ -7,7 +7,7 @@ its reading notes, not from the code.
 
 from __future__ import annotations
 
-from table_service.rules.items import DEFAULT_TAI, ENGLISH, ITEM_BY_ID, ITEM_IDS, ITEMS
+from table_service.rules.items import DEALER_ITEMS, DEFAULT_TAI, ITEM_BY_ID, ITEM_IDS, ITEMS
 
 # §4: id → (中文, 台 per unit), in the table's order.
 SECTION_4 = {
@@ -134,6 +134,16 @@ def test_default_tai_adds_the_dealer_tai_after_all_pongs() -> None:
 
 
 def test_english_names() -> None:
-    """The `en` label of every §4 item."""
-    assert ENGLISH == ENGLISH_NAMES
+    """The `en` label of every §4 item, on the same row as its Chinese name."""
+    assert {row.id: row.en for row in ITEMS} == ENGLISH_NAMES
+    assert [row.id for row in ITEMS] == list(ENGLISH_NAMES)
     assert ITEM_BY_ID["lik_gu"].excludes == frozenset(EXCLUDES["lik_gu"])
+
+
+def test_dealer_items() -> None:
+    """§4: 作莊 1 and 連N拉N 2 per N, named like the other rows (dealer 台, §6)."""
+    got = [(d.id, d.name, d.en, d.tai) for d in DEALER_ITEMS]
+    assert got == [
+        ("dealer", "作莊", "dealer", 1),
+        ("streak", "連N拉N", "dealer streak (per N)", 2),
+    ]
