@@ -18,6 +18,7 @@ from tests.mirror.rulebook import (
     Scene,
     covered,
     each_pays,
+    hand_waits,
     params,
     registrar,
     run_case,
@@ -277,9 +278,6 @@ def _() -> Scene:
     "the nearer seat's 胡 is barred (過水) and the farther one's legal",
     violations=[("press", 2, "passed_win")],
     hands=[{}],
-    xfail="the mirror records nothing for seat 2's 胡 under 過水: the press 'lost on "
-    "priority' to seat 3's legal claim and leaves no record, though the code table makes "
-    "a win declared while 過水 holds a passed_win",
 )
 def _() -> Scene:
     """Open point: who wins when the nearest claimant may not win. Either way seat 2
@@ -680,6 +678,22 @@ def _() -> Scene:
 @pytest.mark.parametrize(("case", "way"), params(CASES))
 def test_rulebook(case: Case, way: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     run_case(case, way, tmp_path, capsys)
+
+
+@pytest.mark.parametrize(
+    ("hand", "want"),
+    [
+        (ALSO_6S, "6s"),
+        (READY_69P, "6p 9p"),
+        (ROBBER, "7p"),
+        (KONG_E, "6p 9p"),
+        ("2m 3m 4m 6m 7m 8m 2s 3s 4s 6s 6s 6s 7p 8p W W", "6p 9p"),
+        ("2m 2m 2s 3s 4s 6s 7s 8s 6m 7m 8m 2p 3p 4p 6p 7p", "5p 8p"),
+        ("2m 2m 3m 3m 3m 4m 4m 2s 3s 4s 6s 7s 8s 2p 3p 4p", "2m 3m 4m"),
+    ],
+)
+def test_the_hands_wait_as_their_comments_say(hand: str, want: str) -> None:
+    assert hand_waits(hand) == set(want.split())
 
 
 @pytest.mark.parametrize("row", ["priority", "intercepted_win", "robbing_kong", "D1"])

@@ -21,6 +21,7 @@ from tests.mirror.rulebook import (
     Scene,
     covered,
     each_pays,
+    hand_waits,
     params,
     registrar,
     run_case,
@@ -142,8 +143,6 @@ def _() -> Scene:
     "replacement_order",
     "opening 補花: seat 2 before seat 1",
     violations=[("reveal|repl", 2, "replacement_order")],
-    xfail="the mirror records nothing: it flags a reveal only while another seat still owes "
-    "a replacement, not a seat skipping ahead of one that has not revealed yet",
 )
 def _() -> Scene:
     """§2: in turn order from the dealer. The dealer has no flower; seat 2 replaces its h3
@@ -174,8 +173,6 @@ def _() -> Scene:
     "replacement_order",
     "a flower drawn as a replacement replaced before the next pass",
     violations=[("reveal|repl", 0, "replacement_order")],
-    xfail="the mirror records nothing: a second-pass flower replaced at once by the dealer, "
-    "before seat 1 has had its first pass, is not flagged",
 )
 def _() -> Scene:
     """§2: flowers drawn as replacements are replaced in the next pass. The dealer's
@@ -1347,6 +1344,23 @@ def _() -> Scene:
 @pytest.mark.parametrize(("case", "way"), params(CASES))
 def test_rulebook(case: Case, way: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     run_case(case, way, tmp_path, capsys)
+
+
+@pytest.mark.parametrize(
+    ("hand", "want"),
+    [
+        (READY_69S, "6s 9s"),
+        (READY_8S, "8s"),
+        (READY_25M, "2m 5m"),
+        (SHANPON_2M_6P, "2m 6p"),
+        (KONG_8S[1], "8s"),
+        (KEEPER[1].replace("3p 3p 3p 3p", "3p 3p 3p") + " 8p", "2s 5s"),
+    ],
+)
+def test_the_hands_wait_as_their_comments_say(hand: str, want: str) -> None:
+    """The scenarios' premises, by the rules engine's shapes (the 3p kong of KEEPER as a
+    triplet, its 8p drawn)."""
+    assert hand_waits(hand) == set(want.split())
 
 
 def test_every_code_has_a_breach_and_a_twin() -> None:
