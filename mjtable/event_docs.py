@@ -3,7 +3,9 @@
 `render()` builds the whole page from `firmware_bridge/messages.py` (the events) and
 `table_service/mirror/records.py` (the judgement records): field tables come from the
 JSON schemas, meanings from the model docstrings and field descriptions, and every
-example is a model instance serialised by pydantic, so it is valid by construction.
+example is a model instance serialised by pydantic, so it is valid by construction. The
+violation and fault codes are the rulebook's rows (`table_service/rules/rulebook.py`), the
+台 items the rows of `table_service/rules/items.py`.
 The event bodies are derived from the catalogue (firmware_bridge/protocol/catalogue.py):
 an event's text and ranges are edited there. Run `python -m mjtable.event_docs` after
 changing either; tests/test_event_docs.py fails while the page is stale.
@@ -23,57 +25,10 @@ from pydantic import BaseModel
 from firmware_bridge import messages as m
 from firmware_bridge.protocol import catalogue as c
 from table_service.mirror import records as r
+from table_service.rules import rulebook as rb
+from table_service.rules.items import DEALER_ITEMS, ITEMS
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "events.md"
-
-# One line per code; taiwan16.md §3 "Violation codes" and 行牌禁制 1-8 (D-numbers are
-# its decisions). Kept here, not in records.py, which holds only the vocabulary.
-VIOLATION_MEANINGS: dict[str, str] = {
-    "out_of_turn": "a tile taken (drawn, claimed) when it is not that seat's move",
-    "wrong_end": "a draw from the wrong end of the wall: a turn's draw from the 槓尾, "
-    "a replacement from the front",
-    "replacement_order": "a flower replaced out of its 補花 pass, or a flower in play "
-    "not replaced before the discard",
-    "reserve_draw": "a tile drawn from the 16-tile reserve (also after the hand ended in 荒局)",
-    "chow_not_from_left": "吃 of a discard that is not the 上家's",
-    "restriction_1": "行牌禁制 1: a kong in the same turn right after a 吃 or 碰",
-    "restriction_2": "行牌禁制 2: a self-draw win on the replacement after a 碰槓 "
-    "(or a flower replacement after it)",
-    "restriction_3": "行牌禁制 3: an 暗槓 (or, by D10, a 加槓) in the same turn after a "
-    "碰槓 replacement",
-    "restriction_4": "行牌禁制 4: a self-draw win that did not begin with a normal draw "
-    "in turn order",
-    "restriction_5": "行牌禁制 5: after an 暗槓 whose pre-kong draw went into the hand, a "
-    "replacement win on winning tiles that include a tile discarded in this go-round",
-    "restriction_6": "行牌禁制 6: after 吃, discarding the same tile or its 絡; chowing a "
-    "tile or its 絡 one discarded in the same go-round; after 碰, discarding the same tile",
-    "restriction_7": "行牌禁制 7: a 吃, 碰 or 碰槓 while three or fewer drawable tiles "
-    "remain (D12)",
-    "restriction_8": "行牌禁制 8: a claim or a win on a discard with a tile the seat showed "
-    "by its own fault (`tiles_shown`); a self-draw stays allowed",
-    "passed_win": "a win declared while 過水 holds (D1)",
-    "passed_pong": "過碰: a pong of a tile let go without ponging in the same go-round (D2)",
-    "late_claim": "a claim after its window closed (D3)",
-    "dead_hand_claim": "a claim or a win by a seat that is 相公",
-    "hand_size": "a short or long hand (缺張/逾張)",
-    "flower_discarded": "a flower discarded instead of revealed",
-    "void_declaration": "天聽/地聽 declared on a hand that is not ready (D7)",
-    "kong_without_replacement": "a kong with no drawable tile left for its replacement (D4)",
-    "false_win": "胡 declared on a hand that is not a valid winning hand (詐胡)",
-}
-
-# replay-format.md, "fault": the stream itself is impossible; no player is blamed.
-FAULT_MEANINGS: dict[str, str] = {
-    "fifth_copy": "a fifth copy of a tile kind in play (a sensor misread)",
-    "tile_twice": "one physical tile id in two places at once",
-    "unknown_tile": "a tile the sensors reported that the mirror cannot identify",
-    "impossible": "an event that cannot happen in this phase of the game",
-    "count_mismatch": "the table's `tiles_left` differs from the mirror's own count",
-    "gap": "seq jumped: events are missing",
-    "conflict": "an event key delivered again with another body (the first delivered is kept)",
-    "suspect_boot": "a boot that appeared from nowhere (not from seq 1, or while the table's "
-    "boot still ran): not followed",
-}
 
 # For fields whose model gives no description (records.py is not this module's to
 # annotate). Keyed by (model, field), then by field alone.
@@ -332,27 +287,53 @@ def _records_part() -> list[str]:
         "",
         "### Violation codes",
         "",
-        "A player broke a rule (taiwan16.md §3). 相公: the breach makes the seat a dead hand, "
-        "which may then only draw and discard.",
+        "A player broke a rule. Each code is one row of the rulebook "
+        "(`table_service/rules/rulebook.py`, which the mirror, this page, `GET /api/vocabulary` "
+        "and the dashboard all read): the rules of taiwan16.md it enforces (§ sections, D "
+        "decisions), whether the breach makes the seat 相公 (a dead hand, which may then only "
+        "draw and discard), and its name and meaning in Chinese and English.",
         "",
-        "| code | meaning | 相公 |",
-        "|---|---|---|",
+        "| code | rules | 相公 | 名稱 | 說明 | name | meaning |",
+        "|---|---|---|---|---|---|---|",
     ]
-    for code in r.VIOLATION_CODES:
-        dead = "yes" if code in r.DEAD_HAND_CODES else ""
-        lines.append(f"| `{code}` | {_cell(VIOLATION_MEANINGS[code])} | {dead} |")
+    for row in rb.VIOLATIONS:
+        dead = "yes" if row.dead_hand else ""
+        lines.append(f"| `{row.code}` | {_rules(row)} | {dead} | {_words(row)} |")
     lines += [
         "",
         "### Fault codes",
         "",
-        "The event stream itself is impossible (a sensor, not a player): nobody is blamed.",
+        "The event stream itself is impossible (a sensor, not a player): nobody is blamed. "
+        "Rows of the same rulebook.",
         "",
-        "| code | meaning |",
-        "|---|---|",
+        "| code | defined in | 名稱 | 說明 | name | meaning |",
+        "|---|---|---|---|---|---|",
     ]
-    for code in r.FAULT_CODES:
-        lines.append(f"| `{code}` | {_cell(FAULT_MEANINGS[code])} |")
+    for row in rb.FAULTS:
+        lines.append(f"| `{row.code}` | {_rules(row)} | {_words(row)} |")
+    lines += [
+        "",
+        "### 台 items",
+        "",
+        "The ids of a hand record's `items` (taiwan16.md §4), each with its Chinese and "
+        "English name (`table_service/rules/items.py`) and its default 台 per unit; `dealer` "
+        "and `streak` are the dealer 台 of §6, never items of a hand's 牌面.",
+        "",
+        "| id | 中文 | English | 台 |",
+        "|---|---|---|---|",
+    ]
+    for item in (*ITEMS, *DEALER_ITEMS):
+        lines.append(f"| `{item.id}` | {_cell(item.name)} | {_cell(item.en)} | {item.tai} |")
     return lines
+
+
+def _rules(row: rb.Rule) -> str:
+    return _cell(", ".join(row.rules))
+
+
+def _words(row: rb.Rule) -> str:
+    cells = (row.zh, row.zh_meaning, row.en, row.en_meaning)
+    return " | ".join(_cell(c) for c in cells)
 
 
 def render() -> str:
@@ -362,7 +343,8 @@ def render() -> str:
         "",
         "<!-- Generated by `python -m mjtable.event_docs` from firmware_bridge/messages.py "
         "(derived from firmware_bridge/protocol/catalogue.py) and "
-        "table_service/mirror/records.py; do not edit by hand "
+        "table_service/mirror/records.py, table_service/rules/rulebook.py and "
+        "table_service/rules/items.py; do not edit by hand "
         "(tests/test_event_docs.py fails when it is stale). -->",
         "",
         "The JSON the table's bridge publishes (events) and the game mirror concludes "

@@ -12,6 +12,8 @@ from firmware_bridge.messages import EVENT_BODY, Event
 from firmware_bridge.protocol.catalogue import CATALOGUE, Direction
 from mjtable import event_docs
 from table_service.mirror import records
+from table_service.rules.items import ITEMS
+from table_service.rules.rulebook import BY_CODE
 
 RECORDS: dict[str, type[BaseModel]] = {
     "violation": records.Violation,
@@ -28,11 +30,21 @@ def test_docs_events_md_is_current() -> None:
     )
 
 
-def test_every_code_has_a_meaning() -> None:
-    assert set(event_docs.VIOLATION_MEANINGS) == set(records.VIOLATION_CODES)
-    assert set(event_docs.FAULT_MEANINGS) == set(records.FAULT_CODES)
-    meanings = [*event_docs.VIOLATION_MEANINGS.values(), *event_docs.FAULT_MEANINGS.values()]
-    assert all(m.strip() for m in meanings)
+def test_every_code_is_a_row_of_the_rulebook() -> None:
+    """Each violation and fault code is one row of the page: its rules, 相公, its names and
+    meanings in Chinese and English, as the rulebook has them; each 台 item with its names."""
+    page = event_docs.render()
+    rows = {m[1]: m[0] for m in re.findall(r"^(\| `([a-z_0-9]+)` \|.*)$", page, re.M)}
+    for code in (*records.VIOLATION_CODES, *records.FAULT_CODES):
+        rule = BY_CODE[code]
+        cells = [c.strip() for c in rows[code].strip("|").split(" | ")]
+        words = [rule.zh, rule.zh_meaning, rule.en, rule.en_meaning]
+        assert cells[-4:] == [w.replace("|", "\\|") for w in words], code
+        assert cells[1] == ", ".join(rule.rules)
+        if rule.kind == "violation":
+            assert cells[2] == ("yes" if code in records.DEAD_HAND_CODES else "")
+    for item in ITEMS:
+        assert rows[item.id] == f"| `{item.id}` | {item.name} | {item.en} | {item.tai} |"
 
 
 def test_every_wire_event_has_a_documented_body() -> None:
