@@ -32,6 +32,10 @@ class ClaimsMixin(MirrorCore):
         if hand.phase == "dealing":
             self._fault("impossible", "a discard during the deal")
         seat, tile = body.seat, body.tile
+        place = hand.where.get(tile)
+        if place is not None and place != ("hand", seat):
+            self._hold_misread(hand, "tile_discarded", body, place, "discarded")
+            return
         s = hand.seats[seat]
         hand.provisional.clear()
         complete_before = s.is_complete() and hand.turn_start != "claimed"

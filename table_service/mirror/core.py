@@ -183,6 +183,14 @@ class MirrorCore:
 
         def _new_hand(self) -> HandState: ...  # mirror.py
 
+        def _hold_misread(
+            self, hand: HandState, kind: str, body: Any, place: tuple[str, int], what: str
+        ) -> None: ...  # drawing.py
+
+        def _tile_discarded(self, body: Any) -> None: ...  # claims.py
+
+        def _flower_revealed(self, body: Any) -> None: ...  # drawing.py
+
         def _finish_hand(
             self,
             *,

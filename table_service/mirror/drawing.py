@@ -19,6 +19,7 @@ from table_service.rules.table import DEAL_ROUNDS, SEATS, Deal, counted_seat
 from table_service.rules.tiles import is_flower_tile, tile_code
 
 DEAL_TILES: Final = 4 * DEAL_ROUNDS * SEATS + 1  # 65: 4 tiles at a time ×4 rounds, then 門牌
+_ACT: Final = {"tile_drawn": "draw", "tile_discarded": "discard", "flower_revealed": "reveal"}
 
 
 class DrawingMixin(MirrorCore):
@@ -40,45 +41,66 @@ class DrawingMixin(MirrorCore):
             self._put_back(hand, tile, place[1])  # the referee put a wrongly taken tile back
             place = None
         if place is not None:
-            # A sensor misread, not a player: the picture stays as it was (the tile where the
-            # mirror had it, the draw still due), so the table's re-read is judged as the draw.
-            self._fault(
-                "tile_twice",
-                f"seat {seat} drew {tile_code(tile)} (id {tile}), which is "
-                + _place_text(place)
-                + ": a misread, the draw is still due",
-            )
-            hand.misread = (seat, tile, back)
+            self._hold_misread(hand, "tile_drawn", body, place, "drew")
             return
-        if hand.misread is not None:  # the same seat's draw from the same end: its re-read
-            hand.reread, hand.misread = hand.misread, None
         self._draw(hand, seat, tile, back)
 
+    # --- misreads ------------------------------------------------------------------
+
+    def _hold_misread(
+        self, hand: HandState, kind: str, body: Any, place: tuple[str, int], what: str
+    ) -> None:
+        """A tile the mirror knows is elsewhere, drawn, discarded or revealed: a sensor's
+        misread, not a player's act. The picture stays as it was (the tile where the mirror
+        had it, the seat's move still due), so the table's re-read is judged as the act."""
+        tile = body.tile
+        self._fault(
+            "tile_twice",
+            f"seat {body.seat} {what} {tile_code(tile)} (id {tile}), which is "
+            + _place_text(place)
+            + f": a misread, the {_ACT[kind]} is still due",
+        )
+        hand.misread = (kind, body)
+
     def _settle_misread(self, kind: str, body: Any) -> None:
-        """A misread draw with no re-read after it (the next event is not the same seat's
-        draw): the table's reading is all there is, so it is followed as it came."""
+        """Before each event: the same seat's same act is the misread's re-read; anything
+        else means none is coming, and the table's reading is followed as it came."""
         hand = self.hand
         if hand is None or kind == "tiles_left":
             return
         hand.reread = None  # only the count right after a re-read can tell it was none
         if hand.misread is None:
             return
-        seat, _, back = hand.misread
-        if kind == "tile_drawn" and body.seat == seat and (body.end.name == "BACK") == back:
-            return  # the re-read (or, the count will tell, the seat's next draw)
+        held_kind, held = hand.misread
+        same_end = kind != "tile_drawn" or (held_kind == kind and body.end == held.end)
+        if kind == held_kind and body.seat == held.seat and same_end:
+            if kind == "tile_drawn":  # the count will tell it from the seat's next draw
+                hand.reread = hand.misread
+            hand.misread = None
+            return
         self._follow_misread(hand)
 
     def _follow_misread(self, hand: HandState) -> None:
-        """Take a misread draw as the table reported it, moving the tile from where it was."""
+        """Take a misread act as the table reported it, the tile moved from where it was."""
         pending = hand.misread or hand.reread
         hand.misread = hand.reread = None
         if pending is None:
             return
-        seat, tile, back = pending
+        kind, body = pending
+        seat, tile = body.seat, body.tile
         place = hand.where.get(tile)
         if place is not None:
             self._unplace(hand, tile, place)
-        self._draw(hand, seat, tile, back)
+        if kind == "tile_drawn":
+            self._draw(hand, seat, tile, body.end.name == "BACK")
+            return
+        hand.seats[seat].concealed.append(tile)  # in the seat's hand: then the act as read
+        hand.seats[seat].changed()
+        hand.where[tile] = ("hand", seat)
+        if kind == "tile_discarded":
+            self._tile_discarded(body)
+        else:
+            self._flower_revealed(body)
 
     def _count_after_misread(self, hand: HandState, count: int) -> bool:
         """The table's count around a misread draw; True when it agrees with the mirror's.
@@ -88,7 +110,7 @@ class DrawingMixin(MirrorCore):
         means it was the seat's next draw, and the misread a draw of its own (the deal's
         four in a row): that draw is followed as reported."""
         if hand.misread is not None:
-            return count == hand.wall - 1
+            return count == hand.wall - (hand.misread[0] == "tile_drawn")
         if hand.reread is not None:
             if count == hand.wall - 1:
                 hand.misread, hand.reread = hand.reread, None
@@ -217,6 +239,10 @@ class DrawingMixin(MirrorCore):
             return
         seat, tile = body.seat, body.tile
         s = hand.seats[seat]
+        place = hand.where.get(tile)
+        if place is not None and place != ("hand", seat):
+            self._hold_misread(hand, "flower_revealed", body, place, "revealed")
+            return
         self._take(hand, tile, seat, "revealed")
         s.flowers.append(tile)
         hand.where[tile] = ("flower", seat)

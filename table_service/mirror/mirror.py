@@ -171,8 +171,11 @@ class TableMirror(DrawingMixin, ClaimsMixin, WinsMixin):
         return self._out
 
     def finish(self) -> list[Record]:
-        """The stream ended: judge a win still waiting for its reveal, close a 荒局."""
+        """The stream ended: follow a misread with no re-read, judge a win still waiting for
+        its reveal, close a 荒局."""
         self._out = []
+        if self.hand is not None:
+            self._follow_misread(self.hand)
         if self._claim is not None:
             self._judge()
         hand = self.hand

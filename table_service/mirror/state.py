@@ -189,10 +189,10 @@ class HandState:
     pending: Pending | None = None
     claims_made: bool = False  # a 吃/碰/槓 from a discard: the first go-round is broken
     provisional: dict[int, int] = field(default_factory=dict)  # tile → seat that took it wrongly
-    # (seat, tile, back) of a draw misread as a tile elsewhere, its re-read due; then of the
-    # misread whose re-read came, until the table's count confirms it (drawing.py)
-    misread: tuple[int, int, bool] | None = None
-    reread: tuple[int, int, bool] | None = None
+    # (kind, body) of an act on a tile the mirror knows is elsewhere, a misread whose re-read
+    # is due; then of a misread draw whose re-read came, until the count confirms it
+    misread: tuple[str, Any] | None = None
+    reread: tuple[str, Any] | None = None
     result: str | None = None  # how it ended, once phase is "over"
     unseen: bool = False  # its beginning was not seen: followed, never judged (replay-format)
     flower_pass: dict[int, int] = field(default_factory=dict)  # 補花: a flower's pass (passes.py)

@@ -25,11 +25,28 @@ def test_discarding_a_tile_in_another_seats_hand() -> None:
     t.emit({"kind": "tile_discarded", "seat": 0, "tile": tile})
     assert last_fault(t) == (
         "tile_twice",
-        f"seat 0 discarded {tile_code(tile)} (id {tile}), which is in seat 3's hand",
+        f"seat 0 discarded {tile_code(tile)} (id {tile}), which is in seat 3's hand: a misread,"
+        " the discard is still due",
     )
-    assert seat_view(t, 3)["concealed_count"] == 15  # followed: the tile left seat 3
+    assert seat_view(t, 3)["concealed_count"] == 16  # nothing moves: its re-read may follow
+    assert seat_view(t, 0)["discards"] == []
+    t.draw(1)  # no re-read came: the discard is followed as the table reported it
+    assert seat_view(t, 3)["concealed_count"] == 15
     assert seat_view(t, 0)["discards"] == [tile_code(tile)]
     assert t.violations() == []
+
+
+def test_a_misread_discard_and_its_reread() -> None:
+    """The re-read of a misread discard is the discard: nobody is blamed, nothing moved."""
+    t = Script(quiet())
+    tile = t.concealed[3][0]
+    t.emit({"kind": "tile_discarded", "seat": 0, "tile": tile})
+    t.discard(0, "2m")
+    t.draw(1)
+    assert [code for _, code in t.faults()] == ["tile_twice"]
+    assert t.violations() == []
+    assert seat_view(t, 3)["concealed_count"] == 16
+    assert seat_view(t, 0)["discards"] == ["2m"]
 
 
 def test_discarding_a_tile_still_in_the_wall() -> None:
@@ -55,8 +72,10 @@ def test_discarding_a_tile_already_discarded() -> None:
     t.emit({"kind": "tile_discarded", "seat": 1, "tile": gone})
     assert last_fault(t) == (
         "tile_twice",
-        f"seat 1 discarded 2m (id {gone}), which is in seat 0's discards",
+        f"seat 1 discarded 2m (id {gone}), which is in seat 0's discards: a misread, the"
+        " discard is still due",
     )
+    t.finish()  # the stream ends with no re-read: the discard is followed as reported
     assert seat_view(t, 0)["discards"] == []
     assert seat_view(t, 1)["discards"] == ["2m"]
 
