@@ -70,6 +70,7 @@ from table_service.service.guards import (
 from table_service.service.health import Health
 from table_service.service.hub import FLUSH_EVERY, RESYNC
 from table_service.service.live import Service
+from table_service.service.vocabulary import VOCABULARY, Vocabulary
 from table_service.store import (
     CorrectionRow,
     DecisionRow,
@@ -514,6 +515,13 @@ def create_app(
     async def tables() -> list[dict[str, Any]]:
         """Every table's live state (concealed tiles are never shown during play)."""
         return [service.tables[t].state() for t in service.table_names()]
+
+    @app.get("/api/vocabulary", responses=READ)
+    async def vocabulary() -> Vocabulary:
+        """The names of the rules, from the rulebook: every violation and fault code (the
+        rules it enforces, whether it makes the seat 相公, its name and meaning in Chinese
+        and English), every 台 item (names, default 台) and the claims' names."""
+        return VOCABULARY
 
     @app.get("/api/tables/{table}", responses=READ_ONE)
     async def table(table: TableName) -> dict[str, Any]:
