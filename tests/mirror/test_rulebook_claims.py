@@ -253,6 +253,30 @@ def _() -> Scene:
 
 @case(
     "intercepted_win",
+    "only the farther seat claims, the nearer stays silent: decided when the window closes",
+    twin=True,
+    hands=[
+        {
+            "result": "win",
+            "kind": "discard",
+            "seat": 3,
+            "payer": 0,
+            "tai": 2,
+            "net": [-each_pays(2, dealer_tai=1), 0, 0, each_pays(2, dealer_tai=1)],
+        }
+    ],
+)
+def _() -> Scene:
+    """Seat 2 could win on the 6s and never claims; seat 3's revealed 胡 is decided when
+    the window closes (here, at the next hand's shuffle)."""
+    t = dealer_throws_6s(RIVALS)
+    t.win(3)
+    t.emit({"kind": "shuffle_started"})
+    return t
+
+
+@case(
+    "intercepted_win",
     "only the farther seat claims (the nearer passes): it wins",
     twin=True,
     hands=[

@@ -33,6 +33,11 @@ from tests.mirror.script import QUIET, quiet
 CASES: list[Case] = []
 case = registrar(CASES)
 
+OUT_OF_TURN_NOT_DEAD = (
+    "the mirror does not make a seat that took a tile out of turn 相公 (D9's list has "
+    "'taking tiles out of turn'): no dead_hand_claim on its later claim or win"
+)
+
 
 # --- out_of_turn: a tile taken when it is not that seat's move -----------------------
 
@@ -68,6 +73,23 @@ def _() -> Scene:
     t = started()
     t.mark("draw")
     t.draw(1, "3m", end="back")
+    return t
+
+
+@case(
+    "wrong_end",
+    "a turn's draw from the 槓尾, then the seat's discard",
+    violations=[("draw", 1, "wrong_end")],
+    xfail="the mirror also records hand_size at the discard: it holds the 槓尾 tile as taken "
+    "wrongly (for the referee to put back) and not as the turn's draw, though the seat "
+    "drew one tile and threw one (its hand is not short)",
+)
+def _() -> Scene:
+    t = started()
+    t.mark("draw")
+    t.draw(1, "3m", end="back")
+    t.discard(1, "3m")
+    t.cycle(2)
     return t
 
 
@@ -258,6 +280,54 @@ def _() -> Scene:
     assert t.next_seat == 0
     t.mark("draw")
     t.draw(0, count=False)
+    return t
+
+
+def last_discard_6s() -> Scene:
+    """Seat 3 draws the last drawable tile (the 海底) and discards a 6s, on which seat 2
+    (waits 6s 9s) may still win: the hand is not over yet."""
+    t = started({2: READY_69S})
+    six = t.keep("6s")
+    t.burn(1)
+    assert (t.next_seat, t.drawable) == (3, 1)
+    t.cycle_kept(3, six)
+    assert t.drawable == 0
+    return t
+
+
+SEAT2_WINS_THE_LAST_DISCARD = {
+    "result": "win",
+    "kind": "discard",
+    "seat": 2,
+    "payer": 3,
+    "tai": 1,  # 門清 (海底撈月 is the 海底 draw's, not its discard's)
+    "net": [0, 0, each_pays(1), -each_pays(1)],
+}
+
+
+@case(
+    "reserve_draw",
+    "a draw from the reserve while a win on the last discard is still open",
+    violations=[("draw", 0, "reserve_draw")],
+    hands=[SEAT2_WINS_THE_LAST_DISCARD],
+)
+def _() -> Scene:
+    t = last_discard_6s()
+    t.mark("draw")
+    t.draw(0)
+    t.win(2)
+    return t
+
+
+@case(
+    "reserve_draw",
+    "no draw: the win on the last discard",
+    twin=True,
+    hands=[SEAT2_WINS_THE_LAST_DISCARD],
+)
+def _() -> Scene:
+    t = last_discard_6s()
+    t.win(2)
     return t
 
 
@@ -476,12 +546,18 @@ R4_TAI = 4  # 門清 1 + 不求自摸 2 + 獨聽 1
 @case(
     "restriction_4",
     "self-draw on a tile drawn out of turn",
-    violations=[("draw", 2, "out_of_turn"), ("win", 2, "restriction_4")],
+    xfail=OUT_OF_TURN_NOT_DEAD,
+    violations=[
+        ("draw", 2, "out_of_turn"),
+        ("win", 2, "restriction_4"),
+        ("win", 2, "dead_hand_claim"),
+    ],
+    violations_unordered=True,
     hands=[
         {
             "result": "false_win",
             "seat": 2,
-            "codes": ["restriction_4"],
+            "codes_among": {"restriction_4", "dead_hand_claim"},
             "tai": R4_TAI,
             "net": [
                 each_pays(R4_TAI, dealer_tai=1),
@@ -494,6 +570,8 @@ R4_TAI = 4  # 門清 1 + 不求自摸 2 + 獨聽 1
     ],
 )
 def _() -> Scene:
+    """The win breaks 禁制 4; and taking a tile out of turn made the seat 相公 (D9's
+    list), so its win is also a dead_hand_claim: one code per broken rule."""
     t = started({2: READY_8S})
     t.mark("draw")
     t.draw(2, "8s")
@@ -1131,6 +1209,48 @@ def _() -> Scene:
     t.discard(2, "W")
     t.cycle(3, "7p")
     t.pong(2, 3)
+    t.marked("pong")
+    return t
+
+
+@case(
+    "dead_hand_claim",
+    "a seat that took a tile out of turn (相公) pongs",
+    violations=[("draw", 2, "out_of_turn"), ("pong", 2, "dead_hand_claim")],
+    xfail=OUT_OF_TURN_NOT_DEAD,
+)
+def _() -> Scene:
+    """D9: 相公 follows the seeds' list, which has 'taking tiles out of turn' (搶摸); the
+    referee puts the tile back, and the seat's later 碰 is a claim by a 相公 seat."""
+    t = started(DEAD)
+    t.mark("draw")
+    t.draw(2, "2p")
+    t.draw(1, tile=t.concealed[2][-1], returned=True)
+    t.discard(1, "2p")
+    t.cycle(2)
+    t.cycle(3, "7p")
+    t.pong(2, 3)
+    t.marked("pong")
+    return t
+
+
+@case(
+    "dead_hand_claim",
+    "a seat that drew from the wrong end (相公) pongs",
+    violations=[("draw", 1, "wrong_end"), ("pong", 1, "dead_hand_claim")],
+    xfail="the mirror records [wrong_end, hand_size, dead_hand_claim]: it does not count the "
+    "槓尾 draw as the seat's draw, so the discard is a short hand (hand_size) and that "
+    "makes the seat 相公; by the text the hand is not short, and wrong_end itself "
+    "(錯位摸補, in the seeds' 相公 list that D9 follows) makes it 相公",
+)
+def _() -> Scene:
+    t = started({1: "E E E E S S S S 1p 1p 1p 1p 9p 9p 7p 7p"})
+    t.mark("draw")
+    t.draw(1, "3m", end="back")
+    t.discard(1, "3m")
+    t.cycle(2)
+    t.cycle(3, "7p")
+    t.pong(1, 3)
     t.marked("pong")
     return t
 
