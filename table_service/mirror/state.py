@@ -9,10 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
+from table_service.rules.rulebook import ClaimKind
 from table_service.rules.shapes import is_complete, wait_kinds
-from table_service.rules.table import RESERVE_TILES, TILES, drawable
+from table_service.rules.table import NO_CLAIM_DRAWABLE, RESERVE_TILES, TILES, drawable
 from table_service.rules.tiles import (
     is_flower_tile,
+    is_honour,
     kind_counts,
     tile_code,
     tile_flower,
@@ -168,6 +170,43 @@ class Pending:
     chowed_by: int | None = None  # a 吃 shown, not yet followed by its discard (D3)
 
 
+def open_claims(pending: Pending, dead: list[bool]) -> list[list[ClaimKind]]:
+    """Each seat's claims on the open discard (or 加槓 tile), by the rules alone and from
+    public facts only: never the concealed tiles, so a seat listed may hold nothing to
+    claim with. None for the discarder or a 相公 seat, nor once the window has closed (D3).
+    吃: the discarder's 下家 alone, on a suited tile, before it draws (§3; none once a 吃 of
+    it is shown). 碰/槓: any other seat until the next seat's draw is recorded (D3). Neither
+    with three drawable tiles or fewer when the discard was made (禁制 7, D12), nor on a
+    加槓 tile (搶槓: 胡 alone). 胡: any other seat while the window is open, but not the
+    next seat once it has drawn (its draw let the tile go, D1), nor a seat that has shown
+    a 吃 of it."""
+    seats = len(dead)
+    after = (pending.seat + 1) % seats
+    melds = (
+        not pending.added_kong
+        and not pending.next_drew
+        and pending.drawable_then > NO_CLAIM_DRAWABLE
+    )
+    chow = melds and pending.chowed_by is None and not is_honour(tile_kind(pending.tile))
+    out: list[list[ClaimKind]] = []
+    for seat in range(seats):
+        claims: list[ClaimKind] = []
+        if not (
+            pending.closed
+            or seat == pending.seat
+            or dead[seat]
+            or seat == pending.chowed_by
+            or (pending.next_drew and seat == after)
+        ):
+            if chow and seat == after:
+                claims.append("chow")
+            if melds:
+                claims += ["pong", "kong"]
+            claims.append("win")
+        out.append(claims)
+    return out
+
+
 @dataclass
 class HandState:
     """The tiles of one hand; `where` maps each tile id out of the wall to its place."""
@@ -222,6 +261,10 @@ class HandState:
             "reserve": self.reserve,
             "claimable": None
             if self.pending is None or self.pending.closed
-            else {"tile": tile_code(self.pending.tile), "from_seat": self.pending.seat},
+            else {
+                "tile": tile_code(self.pending.tile),
+                "from_seat": self.pending.seat,
+                "claims": open_claims(self.pending, [s.dead for s in self.seats]),
+            },
             "seats": [s.snapshot(concealed, over=over) for s in self.seats],
         }
