@@ -142,6 +142,11 @@ class ClaimsMixin(MirrorCore):
         if any(is_flower_tile(t) for t in tiles):
             self._fault("impossible", f"a meld with a flower in it: {_codes(tiles)}")
             return
+        offered = {p.tile for p in (hand.pending, self._last_pending) if p is not None}
+        stray = [t for t in tiles if t not in offered and _elsewhere(hand.where.get(t), body.seat)]
+        if stray:  # a tile the seat cannot hold: a misread, its re-read is the meld
+            self._hold_misread(hand, "meld_exposed", body, hand.where[stray[0]], "melded")
+            return
         meld = body.meld.name.lower()
         meld = "pong" if meld == "pung" else meld
         if meld in ("chow", "pong", "kong_exposed"):
@@ -363,6 +368,12 @@ class ClaimsMixin(MirrorCore):
                 )
             elif not is_flower_tile(tile):
                 s.shown.add(tile)
+
+
+def _elsewhere(place: tuple[str, int] | None, seat: int) -> bool:
+    """A meld's tile the mirror knows is neither in the seat's hand or melds nor lying
+    among the discards (the claimed tile): a misread."""
+    return place is not None and place[0] != "river" and place[1] != seat
 
 
 def _same_or_luo(last: int, kind: int) -> bool:

@@ -191,6 +191,8 @@ class MirrorCore:
 
         def _flower_revealed(self, body: Any) -> None: ...  # drawing.py
 
+        def _meld_exposed(self, body: Any) -> None: ...  # claims.py
+
         def _finish_hand(
             self,
             *,

@@ -19,7 +19,12 @@ from table_service.rules.table import DEAL_ROUNDS, SEATS, Deal, counted_seat
 from table_service.rules.tiles import is_flower_tile, tile_code
 
 DEAL_TILES: Final = 4 * DEAL_ROUNDS * SEATS + 1  # 65: 4 tiles at a time ×4 rounds, then 門牌
-_ACT: Final = {"tile_drawn": "draw", "tile_discarded": "discard", "flower_revealed": "reveal"}
+_ACT: Final = {
+    "tile_drawn": "draw",
+    "tile_discarded": "discard",
+    "flower_revealed": "reveal",
+    "meld_exposed": "meld",
+}
 
 
 class DrawingMixin(MirrorCore):
@@ -53,7 +58,11 @@ class DrawingMixin(MirrorCore):
         """A tile the mirror knows is elsewhere, drawn, discarded or revealed: a sensor's
         misread, not a player's act. The picture stays as it was (the tile where the mirror
         had it, the seat's move still due), so the table's re-read is judged as the act."""
-        tile = body.tile
+        tile = (
+            body.tile
+            if kind != "meld_exposed"
+            else next(t for t in body.tiles if hand.where.get(t) == place)
+        )
         self._fault(
             "tile_twice",
             f"seat {body.seat} {what} {tile_code(tile)} (id {tile}), which is "
@@ -87,20 +96,29 @@ class DrawingMixin(MirrorCore):
         if pending is None:
             return
         kind, body = pending
-        seat, tile = body.seat, body.tile
-        place = hand.where.get(tile)
-        if place is not None:
-            self._unplace(hand, tile, place)
+        seat = body.seat
         if kind == "tile_drawn":
-            self._draw(hand, seat, tile, body.end.name == "BACK")
+            place = hand.where.get(body.tile)
+            if place is not None:
+                self._unplace(hand, body.tile, place)
+            self._draw(hand, seat, body.tile, body.end.name == "BACK")
             return
-        hand.seats[seat].concealed.append(tile)  # in the seat's hand: then the act as read
-        hand.seats[seat].changed()
-        hand.where[tile] = ("hand", seat)
-        if kind == "tile_discarded":
-            self._tile_discarded(body)
-        else:
-            self._flower_revealed(body)
+        tiles = list(body.tiles) if kind == "meld_exposed" else [body.tile]
+        for tile in tiles:  # into the seat's hand from where the mirror had them, then the act
+            place = hand.where.get(tile)
+            if place is None or place == ("hand", seat):
+                continue
+            if kind == "meld_exposed" and (place[0] == "river" or place[1] == seat):
+                continue  # the claimed discard, or the seat's own pong a 加槓 extends
+            self._unplace(hand, tile, place)
+            hand.seats[seat].concealed.append(tile)
+            hand.seats[seat].changed()
+            hand.where[tile] = ("hand", seat)
+        {
+            "tile_discarded": self._tile_discarded,
+            "flower_revealed": self._flower_revealed,
+            "meld_exposed": self._meld_exposed,
+        }[kind](body)
 
     def _count_after_misread(self, hand: HandState, count: int) -> bool:
         """The table's count around a misread draw; True when it agrees with the mirror's.

@@ -70,6 +70,8 @@ def build_hand(
     `concealed_ids` are the seat's concealed tiles with the winning tile among them.
     """
     kinds = [tile_kind(t) for t in concealed_ids if not is_flower_tile(t)]
+    if any(len(m.tiles) not in (3, 4) for m in seat.melds):
+        return None  # a meld the stream left broken (a tile taken out of it): no hand
     win_kind = tile_kind(claim.tile)
     if is_flower_tile(claim.tile) or win_kind not in kinds:
         return None

@@ -8,6 +8,8 @@ from table_service.mirror.records import Fault
 from table_service.rules.tiles import tile_code
 from tests.mirror.script import Script, quiet
 
+QUIET_3_2M = "C C C C F F F F 1m 1m 2m 9m 9m 9m 9m 1m"  # seat 3 holds one 2m
+
 
 def last_fault(t: Script) -> tuple[str, str]:
     fault = t.records[-1]
@@ -109,9 +111,17 @@ def test_a_meld_of_tiles_in_another_seats_hand() -> None:
     t.emit({"kind": "meld_exposed", "seat": 1, "meld": "pong", "from_seat": 0, "tiles": tiles})
     faults = [(f.code, f.detail) for f in t.records if isinstance(f, Fault)]
     assert faults == [
-        ("tile_twice", f"seat 1 melded 2m (id {tile}), which is in seat 3's hand") for tile in own
+        (
+            "tile_twice",
+            f"seat 1 melded 2m (id {own[0]}), which is in seat 3's hand: a misread, the meld is"
+            " still due",
+        )
     ]
+    assert seat_view(t, 3)["concealed_count"] == 16  # held: its re-read may follow
+    t.finish()  # none came: the meld is followed as the table reported it
     assert seat_view(t, 3)["concealed_count"] == 14
+    assert [m["kind"] for m in seat_view(t, 1)["melds"]] == ["pong"]
+    assert t.violations() == []
 
 
 def test_tiles_moving_outside_a_hand_are_faults_naming_the_phase() -> None:
@@ -127,3 +137,20 @@ def test_tiles_moving_outside_a_hand_are_faults_naming_the_phase() -> None:
     assert last_fault(t) == ("impossible", "a tile drawn while shuffling")
     t.emit({"kind": "flower_revealed", "seat": 0, "tile": 140})
     assert last_fault(t) == ("impossible", "a flower revealed while shuffling")
+
+
+def test_a_misread_meld_and_its_reread() -> None:
+    """A 碰 reported with a tile of seat 3's hand, then read again right: one fault, the
+    pong as re-read, nobody blamed."""
+    t = Script(quiet({1: "E E E E S S S S 1p 1p 1p 1p 9p 9p 2m 2m", 3: QUIET_3_2M}))
+    t.discard(0, "2m")
+    offered = t.offered
+    t.button(1, "pong")
+    wrong = [offered, t.ids(3, "2m")[0], t.ids(1, "2m")[0]]
+    t.emit({"kind": "meld_exposed", "seat": 1, "meld": "pong", "from_seat": 0, "tiles": wrong})
+    t.pong(1, 0, press=False)
+    t.discard(1, "9p")
+    assert [code for _, code in t.faults()] == ["tile_twice"]
+    assert t.violations() == []
+    assert seat_view(t, 3)["concealed_count"] == 16
+    assert [m["ids"] for m in seat_view(t, 1)["melds"]] == [t.melds[1][0][1]]
