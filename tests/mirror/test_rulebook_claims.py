@@ -324,10 +324,10 @@ ROBBER = "2m 3m 4m 6m 7m 8m 2s 3s 4s 3p 3p 3p 8p 9p C C"  # seat 3: waits 7p alo
 ADDER = "E E E E S S S S 1p 1p 1p 1p 9p 9p 7p 7p"  # seat 1: a pair of 7p
 
 
-def adds_7p() -> Scene:
+def adds_7p(more: dict[int, str] | None = None) -> Scene:
     """Seat 1 pongs the dealer's 7p (seat 3 lets it go: its discard then clears the 過水),
     later draws the fourth 7p and adds it to the pong."""
-    t = started({1: ADDER, 3: ROBBER}, extra="7p")
+    t = started({1: ADDER, 3: ROBBER, **(more or {})}, extra="7p")
     t.pong(1, 0)
     t.discard(1, "9p")
     t.cycle(2)
@@ -357,6 +357,30 @@ def adds_7p() -> Scene:
 def _() -> Scene:
     t = adds_7p()
     t.win(3)
+    return t
+
+
+ALSO_7P = "2m 3m 4m 6m 7m 8m 2s 3s 4s 6s 6s 6s 8p 9p W W"  # seat 2: waits 7p alone
+
+
+@case(
+    "robbing_kong",
+    "two seats rob the 加槓 tile: the nearer after the adder wins, whatever the order",
+    hands=[
+        {
+            "result": "win",
+            "kind": "robbing_kong",
+            "seat": 2,
+            "payer": 1,
+            "tai": 3,
+            "net": [0, -each_pays(3), each_pays(3), 0],
+        }
+    ],
+)
+def _() -> Scene:
+    t = adds_7p({2: ALSO_7P})
+    t.button(3, "win")
+    t.win(2)
     return t
 
 
@@ -710,6 +734,7 @@ def test_rulebook(case: Case, way: str, tmp_path: Path, capsys: pytest.CaptureFi
         (ALSO_6S, "6s"),
         (READY_69P, "6p 9p"),
         (ROBBER, "7p"),
+        (ALSO_7P, "7p"),
         (KONG_E, "6p 9p"),
         ("2m 3m 4m 6m 7m 8m 2s 3s 4s 6s 6s 6s 7p 8p W W", "6p 9p"),
         ("2m 2m 2s 3s 4s 6s 7s 8s 6m 7m 8m 2p 3p 4p 6p 7p", "5p 8p"),
