@@ -6,7 +6,9 @@ From the npm package @fontsource/noto-sans-tc (SIL OFL 1.1), whose fonts come cu
 slices (`files/noto-sans-tc-<n>-<weight>-normal.woff2`), each covering the unicode-range its
 CSS gives: collect every character the dashboard can show (its pages and scripts in
 dashboard/static, outside vendor/; the Chinese names of the 台 items in
-table_service/rules/items.py; the Chinese words in the mirror's sentences for the referee;
+table_service/rules/items.py; the rulebook's Chinese names and meanings of the violation
+and fault codes and the claims (table_service/rules/rulebook.py, sent by GET
+/api/vocabulary); the Chinese words in the mirror's sentences for the referee;
 printable ASCII for names and numbers), keep only the slices (weights 400 and 700) that
 cover one of them, copy those and the licence into dashboard/static/vendor/fonts/, and
 write fonts.css with their @font-face rules, unicode-range kept: a browser downloads only
@@ -94,11 +96,22 @@ def item_names() -> str:
     """The 台 items' Chinese names, as the API sends them."""
     try:
         sys.path.insert(0, str(ROOT))
-        from table_service.rules.items import ITEMS
+        from table_service.rules.items import DEALER_ITEMS, ITEMS
 
-        return "".join(item.name for item in ITEMS)
+        return "".join(item.name for item in (*ITEMS, *DEALER_ITEMS))
     except Exception:  # the tool still runs without the project's dependencies
         return python_strings(ROOT / "table_service" / "rules" / "items.py")
+
+
+def rulebook_words() -> str:
+    """The rulebook's Chinese (the codes' names and meanings, the claims), as the API sends it."""
+    try:
+        sys.path.insert(0, str(ROOT))
+        from table_service.rules.rulebook import CLAIMS, RULEBOOK
+
+        return "".join(r.zh + r.zh_meaning for r in RULEBOOK) + "".join(c.zh for c in CLAIMS)
+    except Exception:  # the tool still runs without the project's dependencies
+        return python_strings(ROOT / "table_service" / "rules" / "rulebook.py")
 
 
 def mirror_words() -> str:
@@ -111,7 +124,7 @@ def needed_characters() -> set[int]:
     """The characters beyond ASCII the dashboard shows: CJK, and the punctuation, arrows
     and shapes it uses with them (anything else is left to the system's fonts). ASCII (names,
     numbers, English) comes from the `latin` slice, which is always kept."""
-    text = dashboard_text() + item_names() + mirror_words()
+    text = dashboard_text() + item_names() + rulebook_words() + mirror_words()
     return {ord(c) for c in text if ord(c) > 0x7E and _wanted(ord(c))}
 
 

@@ -147,7 +147,7 @@ VIOLATIONS: Final[tuple[Rule, ...]] = (
     _violation(
         "restriction_8", ("§3 行牌禁制 8",), False,
         ("行牌禁制八", "本家失誤外露之暗牌或搭子，本盤內不得用來吃碰槓，"
-         "亦不得胡銃它們所湊成之牌；自摸不在此限"),
+         "亦不得胡他家打出而與之湊成之牌；自摸不在此限"),
         ("Restriction 8", "a claim or a win on a discard with a tile the seat showed by its "
          "own fault (`tiles_shown`); a self-draw stays allowed"),
     ),

@@ -1,9 +1,9 @@
 """The dashboard in a real browser: a real service (uvicorn in-process on a free port) fed a
 recorded game through the fake bridge; the scoreboard shows four seats and tiles drawn as
 SVG, names as text, a hand's banner live; every violation and fault code has its rule in
-words (zh and en), every tile code a drawing, every character a vendored font; the other
-pages load and the hand can be stepped through; no console error, no CSP violation; and
-once the server goes, the page says it is reconnecting.
+words (zh and en, from the service's rulebook), every tile code a drawing, every character
+a vendored font; the other pages load and the hand can be stepped through; no console
+error, no CSP violation; and once the server goes, the page says it is reconnecting.
 
 Needs Playwright for Python and a Chromium (Debian's `chromium` at /usr/bin/chromium, or
 $MJTABLE_TEST_CHROMIUM); skipped without them. The service and the browser: kit.py.
@@ -58,14 +58,15 @@ async def test_the_scoreboard_in_a_browser(site: Site, chrome: Chrome) -> None:
 
     missing = await page.evaluate(
         """async ([violations, faults, items]) => {
-        const i18n = await import("/js/i18n.js");
+        const v = await import("/js/vocabulary.js");
         const tiles = await import("/js/tiles.js");
-        const words = (table, code) => ["zh", "en"].every(
-          (l) => table[code]?.[l]?.every((s) => s.length > 0));
+        const words = await v.loadVocabulary();  // the rulebook, from GET /api/vocabulary
+        const named = (table, code, keys) => keys.every((k) => table.get(code)?.[k]?.length > 0);
+        const both = ["zh", "en", "zh_meaning", "en_meaning"];
         return [
-          ...violations.filter((c) => !words(i18n.VIOLATIONS, c)),
-          ...faults.filter((c) => !words(i18n.FAULTS, c)),
-          ...items.filter((c) => !i18n.ITEMS[c]?.zh || !i18n.ITEMS[c]?.en),
+          ...violations.filter((c) => !named(words.violations, c, both)),
+          ...faults.filter((c) => !named(words.faults, c, both)),
+          ...items.filter((c) => !named(words.items, c, ["zh", "en"])),
           ...[...tiles.TILE_CODES, "back"].filter(
             (c) => tiles.tile(c).querySelectorAll("rect, circle, path, text").length < 3),
         ]; }""",

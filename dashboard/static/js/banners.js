@@ -3,9 +3,10 @@
 // banner stays until the next hand is dealt; violations and faults go by themselves.
 
 import { h, fill } from "./dom.js";
-import { faultRule, itemName, lang, money, t, violationRule, windName } from "./i18n.js";
+import { lang, money, t, windName } from "./i18n.js";
 import { dealerLabel, playerName } from "./board.js";
 import { tile } from "./tiles.js";
+import { faultRule, itemName, violationRule } from "./vocabulary.js";
 
 export const TOAST_SECONDS = { violation: 15, fault: 12 };
 const MAX_TOASTS = 4;
@@ -49,7 +50,7 @@ function itemsView(record) {
     h("td", { class: "item-tai" }, t("hand.tai_n", { n: record.tai })));
   const body = [rows, total];
   if (record.dealer_tai > 0) {
-    const parts = [`${t("hand.dealer_tai.dealer")} ${t("hand.tai_n", { n: 1 })}`];
+    const parts = [`${itemName({ id: "dealer" })} ${t("hand.tai_n", { n: 1 })}`];
     if (record.streak > 0) {
       parts.push(`${t("hand.dealer_tai.streak", { n: record.streak })} ${t("hand.tai_n", { n: 2 * record.streak })}`);
     }

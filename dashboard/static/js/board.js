@@ -6,11 +6,13 @@
 // discard that may be claimed.
 //
 // renderBoard(state) builds it from GET /api/tables/{t} (or a stepper's picture, which may
-// add `concealed` codes per seat for a finished hand).
+// add `concealed` codes per seat for a finished hand). Who may claim what is the state's
+// word (`hand.claimable.claims`, by the service's rules): the board knows no rule itself.
 
 import { h } from "./dom.js";
 import { money, t, windName } from "./i18n.js";
 import { back, tile, tileOrder } from "./tiles.js";
+import { claimName } from "./vocabulary.js";
 
 export const POSITIONS = ["bottom", "right", "top", "left"];
 const SEATS = [0, 1, 2, 3];
@@ -35,21 +37,19 @@ function scoreClass(n) {
   return "score";
 }
 
-/** Seats that may claim the open discard, by the rules alone (not the discarder, not a
- *  相公): the state carries no concealed tiles, so who *can* claim is not known here. */
-export function claimers(state) {
+/** The claims each seat may still make on the open discard, as the state says (the
+ *  service's rules, from public facts: the state carries no concealed tiles, so who *can*
+ *  claim is not known here). A picture without them (the stepper's) lists none. */
+function claimsOf(state, seat) {
   const hand = state.hand;
   if (!hand || hand.phase !== "play" || !hand.claimable) return [];
-  const from = hand.claimable.from_seat;
-  const late = winOnly(hand);
-  return SEATS.filter((s) => s !== from && !hand.seats[s]?.dead_hand && !(late && s === hand.turn));
+  const claims = hand.claimable.claims?.[seat];
+  return Array.isArray(claims) ? claims : [];
 }
 
-/** Only a win may take the open discard: the next seat has drawn (a chow or pong is late,
- *  D3), or three drawable tiles or fewer are left (行牌禁制 7). */
-function winOnly(hand) {
-  const from = hand.claimable.from_seat;
-  return (hand.turn === (from + 1) % 4 && hand.step === "discard") || (hand.drawable ?? 99) <= 3;
+/** Seats that may claim the open discard. */
+export function claimers(state) {
+  return SEATS.filter((s) => claimsOf(state, s).length > 0);
 }
 
 /** A meld. An 暗槓 in play comes with its kind alone (the public state says only that
@@ -74,9 +74,8 @@ function statusChips(state, seat, seatData, claim) {
       `${t("turn")} · ${t(hand.step === "discard" ? "turn.discard" : "turn.draw")}`));
   }
   if (claim) {
-    const chow = (hand.claimable.from_seat + 1) % 4 === seat;
-    const key = winOnly(hand) ? "claim.may_win" : chow ? "claim.may_chow" : "claim.may";
-    chips.push(h("span", { class: "chip chip--claim" }, t(key)));
+    const claims = claimsOf(state, seat).map(claimName).join(t("claim.sep"));
+    chips.push(h("span", { class: "chip chip--claim" }, t("claim.may", { claims })));
   }
   if (seatData?.dead_hand) chips.push(h("span", { class: "chip chip--dead" }, t("status.dead")));
   if (seatData?.passed_win) chips.push(h("span", { class: "chip chip--warn" }, t("status.passed")));

@@ -1,4 +1,6 @@
-// Every string of the dashboard, Traditional Chinese (default) and English, in one table.
+// Every string of the dashboard's own, Traditional Chinese (default) and English, in one
+// table. The rules' words (violation and fault codes, 台 items, claims) are not here: they
+// come from the service's rulebook (vocabulary.js).
 // The language is remembered in localStorage ("mjtable.lang"). Pages call t(key, params)
 // and re-render on onLangChange. Nothing here is ever parsed as HTML.
 
@@ -46,9 +48,8 @@ export const STRINGS = {
   "turn": { zh: "輪到", en: "To move" },
   "turn.draw": { zh: "摸牌", en: "draw" },
   "turn.discard": { zh: "打牌", en: "discard" },
-  "claim.may": { zh: "可碰・胡", en: "may pong/win" },
-  "claim.may_chow": { zh: "可吃・碰・胡", en: "may chow/pong/win" },
-  "claim.may_win": { zh: "可胡", en: "may win" },
+  "claim.may": { zh: "可{claims}", en: "may {claims}" },
+  "claim.sep": { zh: "・", en: "/" },
   "claim.open": { zh: "{name} 打出", en: "{name} discarded" },
   "claim.who": { zh: "可搶牌：{names}", en: "May claim: {names}" },
   "status.dead": { zh: "相公", en: "Dead hand" },
@@ -107,7 +108,6 @@ export const STRINGS = {
   "hand.tai_n": { zh: "{n} 台", en: "{n} tai" },
   "hand.face": { zh: "牌面", en: "Hand value" },
   "hand.dealer_tai": { zh: "莊家台（另計）", en: "Dealer tai (apart)" },
-  "hand.dealer_tai.dealer": { zh: "作莊", en: "Dealer" },
   "hand.dealer_tai.streak": { zh: "連{n}拉{n}", en: "{n}-hand streak" },
   "hand.no_items": { zh: "屁胡（0 台）", en: "No tai (a 0-tai win)" },
   "hand.settlement": { zh: "結算", en: "Settlement" },
@@ -258,176 +258,6 @@ export const STRINGS = {
   "ref.need_token": { zh: "請先貼上權杖", en: "Paste a token first" },
 };
 
-// The rule each violation code breaks (taiwan16.md §3), and each fault code, in words.
-export const VIOLATIONS = {
-  out_of_turn: {
-    zh: ["錯家取牌", "未輪到自己時摸牌或吃碰"],
-    en: ["Out of turn", "a tile taken (drawn or claimed) when it is not that seat's move"],
-  },
-  wrong_end: {
-    zh: ["摸錯端", "輪摸自槓尾摸牌，或補牌自牌頭摸"],
-    en: ["Wrong end", "a turn's draw from the back of the wall, or a replacement from the front"],
-  },
-  replacement_order: {
-    zh: ["補花失序", "未依序補花，或摸到花牌未補就打牌（相公）"],
-    en: ["Flower replacement out of order", "a flower replaced out of its pass, or not replaced before the discard (dead hand)"],
-  },
-  reserve_draw: {
-    zh: ["摸入殘牌", "摸了保留的八墩殘牌"],
-    en: ["Reserve drawn", "a tile drawn from the 16-tile reserve"],
-  },
-  chow_not_from_left: {
-    zh: ["錯吃", "吃了不是上家打出的牌（相公）"],
-    en: ["Chow not from the left", "a chow of a discard that is not the previous player's (dead hand)"],
-  },
-  restriction_1: {
-    zh: ["行牌禁制一", "吃或碰之後，同一打序內不得開槓"],
-    en: ["Restriction 1", "a kong in the same turn right after a chow or pong"],
-  },
-  restriction_2: {
-    zh: ["行牌禁制二", "碰槓後的補牌不得自摸胡牌"],
-    en: ["Restriction 2", "a self-draw win on the replacement after a kong from a discard"],
-  },
-  restriction_3: {
-    zh: ["行牌禁制三", "碰槓補牌後，同一打序內不得再暗槓或加槓"],
-    en: ["Restriction 3", "another kong in the same turn after a kong-from-discard replacement"],
-  },
-  restriction_4: {
-    zh: ["行牌禁制四", "自摸必須始於依序的正常摸牌"],
-    en: ["Restriction 4", "a self-draw win that did not begin with a normal draw in turn order"],
-  },
-  restriction_5: {
-    zh: ["行牌禁制五", "暗槓後槓上胡牌，胡的牌是本巡已打出的牌"],
-    en: ["Restriction 5", "a replacement win after a concealed kong on a tile discarded in this go-round"],
-  },
-  restriction_6: {
-    zh: ["行牌禁制六", "吃後打出同張或其絡、同巡吃自己打過的牌或其絡、碰後打出同張（相公）"],
-    en: ["Restriction 6", "after a chow, discarding the same tile or its other end; chowing a tile one discarded this go-round; after a pong, discarding the same tile (dead hand)"],
-  },
-  restriction_7: {
-    zh: ["行牌禁制七", "可摸牌剩三張以下時不得吃、碰或碰槓"],
-    en: ["Restriction 7", "a chow, pong or kong with three or fewer drawable tiles left"],
-  },
-  restriction_8: {
-    zh: ["行牌禁制八", "自己失誤亮出的牌，不得吃碰或胡他人打出的同張"],
-    en: ["Restriction 8", "a claim or a win on a discard with a tile the seat showed by its own fault"],
-  },
-  passed_win: {
-    zh: ["過水胡", "過水尚未解除就胡牌"],
-    en: ["Passed win", "a win declared after letting a winning tile go, before it cleared"],
-  },
-  passed_pong: {
-    zh: ["過碰", "同一巡內碰了剛放過的同一種牌"],
-    en: ["Passed pong", "a pong of a tile let go without ponging in the same go-round"],
-  },
-  late_claim: {
-    zh: ["逾時吃碰胡", "時機已過才吃、碰、槓或胡（相公）"],
-    en: ["Late claim", "a claim after its window closed (dead hand)"],
-  },
-  dead_hand_claim: {
-    zh: ["相公吃碰胡", "相公者只能摸牌打牌，不得吃碰槓胡"],
-    en: ["Claim by a dead hand", "a claim or a win by a seat that is a dead hand"],
-  },
-  hand_size: {
-    zh: ["缺張或逾張", "手牌張數不對（相公）"],
-    en: ["Wrong hand size", "a short or long hand (dead hand)"],
-  },
-  flower_discarded: {
-    zh: ["打出花牌", "花牌應亮出補牌，卻打了出去（相公）"],
-    en: ["Flower discarded", "a flower discarded instead of revealed (dead hand)"],
-  },
-  void_declaration: {
-    zh: ["聽牌無效", "宣告天聽或地聽時並未聽牌"],
-    en: ["Void declaration", "heavenly or earthly ready declared on a hand that is not ready"],
-  },
-  kong_without_replacement: {
-    zh: ["無牌可補之槓", "已無可摸的牌，仍然開槓"],
-    en: ["Kong without replacement", "a kong with no drawable tile left for its replacement"],
-  },
-  false_win: {
-    zh: ["詐胡", "宣告胡牌，但牌型不成立"],
-    en: ["False win", "a win declared on a hand that is not a winning hand"],
-  },
-};
-
-export const FAULTS = {
-  fifth_copy: {
-    zh: ["第五張", "同一種牌出現第五張（感應器誤讀）"],
-    en: ["Fifth copy", "a fifth copy of a tile kind in play (a sensor misread)"],
-  },
-  tile_twice: {
-    zh: ["一牌兩處", "同一張實體牌同時出現在兩個地方"],
-    en: ["Tile in two places", "one physical tile seen in two places at once"],
-  },
-  unknown_tile: {
-    zh: ["無法辨識的牌", "感應器回報了無法辨識的牌"],
-    en: ["Unknown tile", "the sensors reported a tile that cannot be identified"],
-  },
-  impossible: {
-    zh: ["不可能的事件", "此階段不可能發生的事件"],
-    en: ["Impossible event", "an event that cannot happen in this phase of the game"],
-  },
-  count_mismatch: {
-    zh: ["張數不符", "牌桌回報的剩餘張數與系統計數不同"],
-    en: ["Count mismatch", "the table's tiles-left count differs from the service's own"],
-  },
-  gap: {
-    zh: ["事件遺失", "事件序號跳號，有事件遺失"],
-    en: ["Events missing", "the event numbering jumped: events are missing"],
-  },
-  conflict: {
-    zh: ["事件衝突", "同一事件編號再次到達，內容卻不同（保留先到者）"],
-    en: ["Conflicting event", "an event number came again with other contents (the first kept)"],
-  },
-  suspect_boot: {
-    zh: ["可疑的重開機", "出現來路不明的控制器開機序列，未予採用"],
-    en: ["Suspect boot", "a controller boot appeared from nowhere and was not followed"],
-  },
-};
-
-// 台 items by id (taiwan16.md §4): the API sends each item's name and English name too;
-// this table covers an item whose record lacks them.
-export const ITEMS = {
-  seat_wind_pong: { zh: "風字坎（開門序）", en: "seat wind pong" },
-  round_wind_pong: { zh: "風字坎（圈序）", en: "round wind pong" },
-  dragon_pong: { zh: "箭字坎", en: "dragon pong" },
-  concealed: { zh: "門清", en: "concealed hand" },
-  concealed_self_draw: { zh: "不求.自摸", en: "concealed self-draw" },
-  all_melded: { zh: "全求", en: "all melded" },
-  half_melded: { zh: "半求", en: "half melded" },
-  ping_hu: { zh: "平胡", en: "all chows" },
-  all_pongs: { zh: "對對胡", en: "all pongs" },
-  single_wait: { zh: "獨聽", en: "single wait" },
-  robbing_kong: { zh: "搶槓", en: "robbing the kong" },
-  all_honors: { zh: "字一色", en: "all honours" },
-  full_flush: { zh: "清一色", en: "full flush" },
-  dealer: { zh: "莊家", en: "dealer" },
-  streak: { zh: "連莊・拉莊（每次）", en: "dealer streak (each)" },
-  half_flush: { zh: "湊一色", en: "half flush" },
-  three_concealed_pongs: { zh: "三暗坎", en: "three concealed pongs" },
-  four_concealed_pongs: { zh: "四暗坎", en: "four concealed pongs" },
-  five_concealed_pongs: { zh: "五暗坎", en: "five concealed pongs" },
-  big_four_winds: { zh: "大四喜", en: "big four winds" },
-  small_four_winds: { zh: "小四喜", en: "small four winds" },
-  big_three_dragons: { zh: "大三元", en: "big three dragons" },
-  small_three_dragons: { zh: "小三元", en: "small three dragons" },
-  self_draw: { zh: "自摸", en: "self-draw" },
-  kong_bloom: { zh: "槓上開花", en: "win on a replacement" },
-  last_tile: { zh: "海底撈月", en: "last tile" },
-  seat_flower: { zh: "花牌", en: "seat flower" },
-  flower_kong: { zh: "花槓", en: "flower kong" },
-  all_flowers: { zh: "滿花", en: "all flowers" },
-  eight_immortals: { zh: "八仙過海", en: "eight immortals" },
-  seven_rob_one: { zh: "七搶一", en: "seven rob one" },
-  heavenly_ready: { zh: "天聽", en: "heavenly ready" },
-  earthly_ready: { zh: "地聽", en: "earthly ready" },
-  heavenly_win: { zh: "天胡", en: "heavenly win" },
-  earthly_win: { zh: "地胡", en: "earthly win" },
-  human_win: { zh: "人胡", en: "human win" },
-  all_honors_overlap: { zh: "字一色減計", en: "all honours overlap" },
-  lik_gu: { zh: "嚦咕嚦咕", en: "seven pairs and a pong" },
-};
-
 // Tile names (for labels and screen readers).
 const NUMERALS = "一二三四五六七八九";
 const SUITS = { m: { zh: "萬", en: "characters" }, p: { zh: "筒", en: "dots" }, s: { zh: "索", en: "bamboo" } };
@@ -483,28 +313,6 @@ export function t(key, params = {}) {
   const entry = STRINGS[key];
   const text = entry ? entry[current] ?? entry.zh : key;
   return text.replace(/\{(\w+)\}/g, (_, name) => (name in params ? String(params[name]) : `{${name}}`));
-}
-
-function pair(table, code) {
-  const entry = table[code];
-  if (!entry) return [code, ""];
-  return entry[current] ?? entry.zh;
-}
-
-/** [title, rule in words] of a violation code (an unknown code is shown as itself). */
-export function violationRule(code) {
-  return pair(VIOLATIONS, code);
-}
-
-/** [title, meaning] of a fault code. */
-export function faultRule(code) {
-  return pair(FAULTS, code);
-}
-
-/** A 台 item's name in the current language: the record's own names first. */
-export function itemName(item) {
-  if (current === "zh") return item.name || ITEMS[item.id]?.zh || item.id;
-  return item.en || ITEMS[item.id]?.en || item.id;
 }
 
 export function windName(wind, short = false) {

@@ -4,8 +4,9 @@
 
 import { ApiError, getAll, getJSON, LiveSocket, postJSON } from "./api.js";
 import { $, fill, h } from "./dom.js";
-import { dateTime, faultRule, t, violationRule, windName } from "./i18n.js";
+import { dateTime, t, windName } from "./i18n.js";
 import { ConnectionView, setupPage } from "./ui.js";
+import { faultRule, violationRule } from "./vocabulary.js";
 
 const TOKEN_KEY = "mjtable.token";
 const WINDS = ["E", "S", "W", "N"];

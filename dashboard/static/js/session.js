@@ -6,10 +6,11 @@
 import { ApiError, getAll, getJSON, LiveSocket } from "./api.js";
 import { dealerLabel, playerName, renderBoard } from "./board.js";
 import { $, fill, h, param } from "./dom.js";
-import { dateTime, faultRule, itemName, lang, money, t, tileName, violationRule, windName } from "./i18n.js";
+import { dateTime, lang, money, t, tileName, windName } from "./i18n.js";
 import { foldHand } from "./replay.js";
 import { codeOfId, tile } from "./tiles.js";
 import { ConnectionView, setupPage } from "./ui.js";
+import { faultRule, itemName, violationRule } from "./vocabulary.js";
 
 const SEAT_COLOURS = ["#ffd24a", "#3ee6ff", "#ff7aa8", "#52e58f"];
 const PLAY_MS = 700;

@@ -3,6 +3,7 @@
 
 import { $, h } from "./dom.js";
 import { onLangChange, t, toggleLang } from "./i18n.js";
+import { whenVocabulary } from "./vocabulary.js";
 
 /** Fill every element with `data-i18n="key"` (and `data-i18n-placeholder`, `-title`). */
 export function translateStatic(root = document) {
@@ -13,7 +14,7 @@ export function translateStatic(root = document) {
 
 /**
  * Wire the page: the toggle (a button with id "lang"), static text, and `render` again
- * whenever the language changes.
+ * whenever the language changes, and once the rules' words (vocabulary.js) have come.
  */
 export function setupPage(render) {
   const button = $("#lang");
@@ -30,6 +31,7 @@ export function setupPage(render) {
   };
   onLangChange(apply);
   apply();
+  whenVocabulary(apply);
 }
 
 /**
