@@ -37,6 +37,10 @@ class ClaimsMixin(MirrorCore):
             self._hold_misread(hand, "tile_discarded", body, place, "discarded")
             return
         s = hand.seats[seat]
+        took = next((t for t, who in hand.provisional.items() if who == seat), None)
+        if took is not None and hand.turn == seat and hand.step == "draw":
+            # its turn's tile taken from the wrong end (flagged then) and kept: its draw
+            self._turn_drawn(hand, seat, took, "out_of_turn")
         hand.provisional.clear()
         complete_before = s.is_complete() and hand.turn_start != "claimed"
         if not (hand.turn == seat and hand.step == "discard"):
@@ -48,9 +52,13 @@ class ClaimsMixin(MirrorCore):
             self._violation(
                 seat, "flower_discarded", f"seat {seat} discarded a flower ({tile_code(tile)})"
             )
-        elif s.owed > 0:
+        elif s.owed > s.owed_kongs:
             self._violation(
                 seat, "replacement_order", f"seat {seat} discarded before its replacement"
+            )
+        elif s.owed > 0:  # a kong's replacement not drawn: the hand is a tile short
+            self._violation(
+                seat, "hand_size", f"seat {seat} discarded before its kong's replacement (short)"
             )
         kind = tile_kind(tile)
         if not flower and kind in s.no_discard:
@@ -106,14 +114,17 @@ class ClaimsMixin(MirrorCore):
         claimer: int | None,
         lose_wins: bool = False,
         by_chow: bool = False,
+        keep_wins: bool = False,
     ) -> None:
         """A discard's window closes (a draw, a claim): 過碰 for who let a pair go (D2) (all
         before a pong's claimer; everyone before a chow, which comes last); a winner who let
-        it go has 過水 (D1) once its 胡 would be late."""
+        it go has 過水 (D1) once its 胡 would be late (`keep_wins`: not yet, a 碰 or 明槓 just
+        made leaves a 胡 on time until the claimer's discard)."""
         if pending.closed:
             return
         if (
-            not pending.next_drew
+            not pending.pongs_passed
+            and not pending.next_drew
             and not pending.added_kong
             and pending.drawable_then > NO_CLAIM_DRAWABLE
         ):
@@ -123,6 +134,9 @@ class ClaimsMixin(MirrorCore):
                     break
                 if hand.seats[seat].counts()[kind] >= 2:
                     hand.seats[seat].passed_pongs.add(kind)
+        pending.pongs_passed = True
+        if keep_wins:
+            return
         if lose_wins or claimer is not None:
             for seat in pending.winners:  # a claimer among them passed at its claim
                 self._pass_win(hand.seats[seat])
@@ -175,11 +189,7 @@ class ClaimsMixin(MirrorCore):
                 self._add_meld(hand, s, meld, tiles, None)
                 return
         else:
-            late = (
-                pending.closed
-                or (meld != "chow" and pending.next_drew)
-                or (meld == "chow" and pending.next_drew)
-            )
+            late = pending.closed or pending.next_drew or pending.melded_by is not None
         tile = pending.tile
         kind = tile_kind(tile)
         if s.dead:
@@ -199,7 +209,8 @@ class ClaimsMixin(MirrorCore):
                     "restriction_7",
                     f"seat {seat} claimed with {pending.drawable_then} drawable left (禁制 7)",
                 )
-            if meld == "chow" and _same_or_luo(s.last_discard_kind, kind):
+            lowest = min(tile_kind(t) for t in tiles)
+            if meld == "chow" and s.last_discard_kind in forbidden_after_chow(kind, lowest):
                 self._violation(
                     seat,
                     "restriction_6",
@@ -221,12 +232,12 @@ class ClaimsMixin(MirrorCore):
         if not _meld_shape(meld, kinds):
             self._fault("impossible", f"{' '.join(tile_code(t) for t in tiles)} is not a {meld}")
         if pending.chowed_by is not None and meld != "chow":
-            self._undo_chow(hand, pending)  # 碰/槓 outrank a 吃 not yet followed by its discard
+            self._undo_meld(hand, pending)  # 碰/槓 outrank a 吃 not yet followed by its discard
         if seat in pending.winners:  # D1: it could win on the tile and claimed a meld instead
             pending.winners.discard(seat)
             self._pass_win(s)
-        if meld != "chow":  # a chow's window closes at the chower's discard (D3)
-            self._close_claims(hand, pending, claimer=seat)
+        if meld != "chow":  # 過碰 now; a 胡 on the tile still outranks it until its discard
+            self._close_claims(hand, pending, claimer=seat, keep_wins=True)
         discarder = hand.seats[pending.seat]
         if tile in discarder.river:
             discarder.river.remove(tile)
@@ -236,8 +247,8 @@ class ClaimsMixin(MirrorCore):
         self._add_meld(hand, s, meld, tiles, pending.seat)
         if meld == "chow":  # D3: a 碰 or 胡 on it is on time until the chower's discard
             pending.chowed_by = seat
-        else:
-            hand.pending = None
+        else:  # 胡 over 碰/槓: a 胡 on it is on time until the claimer's discard
+            pending.melded_by = seat
         hand.claims_made = True
         hand.turn, hand.step = seat, "discard"
         hand.turn_start = "claimed_kong" if meld == "kong_exposed" else "claimed"
@@ -250,21 +261,28 @@ class ClaimsMixin(MirrorCore):
         else:
             self._kong_replacement(hand, s)
 
-    def _undo_chow(self, hand: HandState, pending: Pending) -> None:
-        """A 碰, 槓 or 胡 took the tile of a 吃 still waiting for its discard: the chow's
-        tiles go back into the chower's hand and the tile back to the discards."""
-        chower = hand.seats[pending.chowed_by]  # type: ignore[index]
-        pending.chowed_by = None
-        meld = next((m for m in chower.melds if m.kind == "chow" and pending.tile in m.tiles), None)
+    def _undo_meld(self, hand: HandState, pending: Pending) -> None:
+        """A claim that outranks a meld still waiting for its discard took its tile (碰/槓
+        over 吃, 胡 over either): the meld's tiles go back into the claimer's hand (a 明槓's
+        replacement no longer owed) and the tile back to the discards."""
+        by = pending.chowed_by if pending.chowed_by is not None else pending.melded_by
+        pending.chowed_by = pending.melded_by = None
+        if by is None:
+            return
+        claimer = hand.seats[by]
+        meld = next((m for m in claimer.melds if pending.tile in m.tiles), None)
         if meld is None:
             return
-        chower.melds.remove(meld)
+        claimer.melds.remove(meld)
         for tile in meld.tiles:
             if tile != pending.tile:
-                chower.concealed.append(tile)
-                hand.where[tile] = ("hand", chower.seat)
-        chower.changed()
-        chower.no_discard = frozenset()
+                claimer.concealed.append(tile)
+                hand.where[tile] = ("hand", claimer.seat)
+        if meld.kind == "kong_exposed" and claimer.owed_kongs > 0:
+            claimer.owed -= 1
+            claimer.owed_kongs -= 1
+        claimer.changed()
+        claimer.no_discard = frozenset()
         hand.seats[pending.seat].river.append(pending.tile)
         hand.where[pending.tile] = ("river", pending.seat)
         hand.claims_made = any(m.from_seat is not None for x in hand.seats for m in x.melds)
@@ -285,11 +303,15 @@ class ClaimsMixin(MirrorCore):
                 f"seat {s.seat} made a kong with no drawable tile left (D4)",
             )
         s.owed += 1
+        s.owed_kongs += 1
 
     def _own_kong_checks(
         self, hand: HandState, seat: int, what: str, own: list[int] | None = None
     ) -> bool:
         s = hand.seats[seat]
+        pending = hand.pending
+        if pending is not None and seat in (pending.melded_by, pending.chowed_by):
+            self._close_claims(hand, pending, claimer=None, lose_wins=True)
         if own is not None and s.shown & set(own):
             self._violation(
                 seat,
@@ -374,13 +396,6 @@ def _elsewhere(place: tuple[str, int] | None, seat: int) -> bool:
     """A meld's tile the mirror knows is neither in the seat's hand or melds nor lying
     among the discards (the claimed tile): a misread."""
     return place is not None and place[0] != "river" and place[1] != seat
-
-
-def _same_or_luo(last: int, kind: int) -> bool:
-    """禁制 6: the tile just discarded, or its 絡 (three apart in the same suit)."""
-    if last < 0 or kind >= FIRST_HONOUR or last >= FIRST_HONOUR:
-        return False
-    return last // 9 == kind // 9 and abs(kind - last) in (0, 3)
 
 
 def _meld_shape(meld: str, kinds: list[int]) -> bool:

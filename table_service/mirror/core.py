@@ -20,7 +20,7 @@ from table_service.mirror.records import (
     ViolationCode,
 )
 from table_service.mirror.session import SessionStart
-from table_service.mirror.state import HandState, Pending, SeatState
+from table_service.mirror.state import HandState, Pending, SeatState, TurnStart
 from table_service.rules import Profile
 from table_service.rules.table import SEATS, Deal, HandEnd
 from table_service.rules.tiles import tile_code
@@ -189,6 +189,10 @@ class MirrorCore:
 
         def _tile_discarded(self, body: Any) -> None: ...  # claims.py
 
+        def _turn_drawn(
+            self, hand: HandState, seat: int, tile: int, how: TurnStart = "draw"
+        ) -> None: ...  # drawing.py
+
         def _flower_revealed(self, body: Any) -> None: ...  # drawing.py
 
         def _meld_exposed(self, body: Any) -> None: ...  # claims.py
@@ -215,9 +219,10 @@ class MirrorCore:
             claimer: int | None,
             lose_wins: bool = False,
             by_chow: bool = False,
+            keep_wins: bool = False,
         ) -> None: ...  # claims.py
 
-        def _undo_chow(self, hand: HandState, pending: Pending) -> None: ...  # claims.py
+        def _undo_meld(self, hand: HandState, pending: Pending) -> None: ...  # claims.py
 
         def _pass_win(self, s: SeatState) -> None: ...  # wins.py
 

@@ -14,7 +14,7 @@ from typing import Any, Final
 
 from table_service.mirror import passes
 from table_service.mirror.core import MirrorCore, _place_text
-from table_service.mirror.state import HandState
+from table_service.mirror.state import HandState, TurnStart
 from table_service.rules.table import DEAL_ROUNDS, SEATS, Deal, counted_seat
 from table_service.rules.tiles import is_flower_tile, tile_code
 
@@ -192,7 +192,13 @@ class DrawingMixin(MirrorCore):
         if back:
             if s.owed > 0:
                 s.owed -= 1
-                self._replacement_in_pass(hand, seat, tile)
+                if s.owed_kongs > 0:
+                    s.owed_kongs -= 1
+                else:
+                    self._replacement_in_pass(hand, seat, tile)
+                pending = hand.pending
+                if pending is not None and pending.melded_by == seat:  # a 明槓's replacement
+                    self._close_claims(hand, pending, claimer=None, lose_wins=True)
             elif self._rob_flower(hand, seat):
                 pass
             else:
@@ -214,6 +220,10 @@ class DrawingMixin(MirrorCore):
         if s.owed > 0:
             self._violation(seat, "wrong_end", f"seat {seat} took a replacement from the front")
             s.owed -= 1
+            if s.owed_kongs > 0:
+                s.owed_kongs -= 1
+            elif s.owed_passes:
+                s.owed_passes.remove(min(s.owed_passes))
             self._place(hand, seat, tile)
             s.last_drawn, s.last_from_back = tile, False
             return
@@ -226,6 +236,13 @@ class DrawingMixin(MirrorCore):
             self._place(hand, seat, tile)
             hand.provisional[tile] = seat
             return
+        self._place(hand, seat, tile)
+        self._turn_drawn(hand, seat, tile)
+
+    def _turn_drawn(self, hand: HandState, seat: int, tile: int, how: TurnStart = "draw") -> None:
+        """The seat's turn has its draw (`tile`, already in its hand): the discard's window
+        closes for 碰/槓 (D3), a winner that reached to draw lets it go (D1)."""
+        s = hand.seats[seat]
         pending = hand.pending
         if pending is not None and not pending.added_kong:
             self._close_claims(hand, pending, claimer=None)
@@ -233,9 +250,8 @@ class DrawingMixin(MirrorCore):
             if seat in pending.winners:  # D1: it reached to draw instead of winning
                 pending.winners.discard(seat)
                 self._pass_win(s)
-        self._place(hand, seat, tile)
-        hand.step, hand.turn_start, hand.kong_this_turn = "discard", "draw", False
-        s.last_drawn, s.last_from_back = tile, False
+        hand.step, hand.turn_start, hand.kong_this_turn = "discard", how, False
+        s.last_drawn, s.last_from_back = tile, how != "draw"
         self._r5 = None
 
     def _draw_after_end(self, hand: HandState, seat: int, tile: int, back: bool) -> None:
@@ -307,6 +323,8 @@ class DrawingMixin(MirrorCore):
         v = hand.seats[victim]
         v.flowers.remove(flower)
         v.owed -= 1
+        if v.owed_passes:
+            v.owed_passes.pop()
         r.flowers.append(flower)
         hand.where[flower] = ("flower", robber)
         self._robbed = (victim, flower)

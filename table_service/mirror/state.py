@@ -61,6 +61,7 @@ class SeatState:
     discards_made: int = 0
     owed: int = 0  # replacements owed from the 槓尾 (flowers revealed, kongs)
     owed_passes: list[int] = field(default_factory=list)  # 補花 passes of the flowers owed
+    owed_kongs: int = 0  # of `owed`, the kongs' replacements (drawn first)
     dead: bool = False  # 相公
     passed_win: bool = False  # 過水 (D1)
     passed_pongs: set[int] = field(default_factory=set)  # 過碰 (D2), kinds, this go-round
@@ -168,6 +169,9 @@ class Pending:
     next_drew: bool = False  # the next seat has drawn: pongs and kongs are late (D3)
     closed: bool = False  # a 胡 on it is late too (D3)
     chowed_by: int | None = None  # a 吃 shown, not yet followed by its discard (D3)
+    # a 碰 or 明槓 made, not yet followed by its discard (or replacement): 胡 still outranks it
+    melded_by: int | None = None
+    pongs_passed: bool = False  # 過碰 (D2) already given out for this tile
 
 
 def open_claims(pending: Pending, dead: list[bool]) -> list[list[ClaimKind]]:
@@ -179,12 +183,14 @@ def open_claims(pending: Pending, dead: list[bool]) -> list[list[ClaimKind]]:
     with three drawable tiles or fewer when the discard was made (禁制 7, D12), nor on a
     加槓 tile (搶槓: 胡 alone). 胡: any other seat while the window is open, but not the
     next seat once it has drawn (its draw let the tile go, D1), nor a seat that has shown
-    a 吃 of it."""
+    a 吃 of it. A 碰 or 明槓 made of it leaves 胡 alone to the others until the claimer's
+    discard (胡 outranks it)."""
     seats = len(dead)
     after = (pending.seat + 1) % seats
     melds = (
         not pending.added_kong
         and not pending.next_drew
+        and pending.melded_by is None
         and pending.drawable_then > NO_CLAIM_DRAWABLE
     )
     chow = melds and pending.chowed_by is None and not is_honour(tile_kind(pending.tile))
@@ -196,6 +202,7 @@ def open_claims(pending: Pending, dead: list[bool]) -> list[list[ClaimKind]]:
             or seat == pending.seat
             or dead[seat]
             or seat == pending.chowed_by
+            or seat == pending.melded_by
             or (pending.next_drew and seat == after)
         ):
             if chow and seat == after:

@@ -432,8 +432,8 @@ class WinsMixin(MirrorCore):
 
     def _move_claimed(self, hand: HandState, claim: WinClaim) -> None:
         pending = hand.pending
-        if pending is not None and pending.tile == claim.tile and pending.chowed_by is not None:
-            self._undo_chow(hand, pending)  # 胡 outranks the 吃 shown on it (D3)
+        if pending is not None and pending.tile == claim.tile:
+            self._undo_meld(hand, pending)  # 胡 outranks the 吃, 碰 or 槓 made of it (D3)
         place = hand.where.get(claim.tile)
         if place is not None and place[0] == "river":
             hand.seats[place[1]].river.remove(claim.tile)

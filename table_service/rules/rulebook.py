@@ -74,15 +74,16 @@ def _fault(code: str, rules: tuple[str, ...], zh: tuple[str, str], en: tuple[str
 # and its priority rules (丧失碰牌优先权者，如仍执意碰牌，应判相公): D9.
 VIOLATIONS: Final[tuple[Rule, ...]] = (
     _violation(
-        "out_of_turn", ("§3 行牌",), False,
-        ("搶摸", "未輪到本家時取牌（摸牌、吃碰）"),
-        ("Out of turn", "a tile taken (drawn, claimed) when it is not that seat's move"),
+        "out_of_turn", ("§3 行牌", "D9"), True,
+        ("搶摸", "未輪到本家時取牌（摸牌、吃碰）（相公）"),
+        ("Out of turn", "a tile taken (drawn, claimed) when it is not that seat's move "
+         "(dead hand)"),
     ),
     _violation(
-        "wrong_end", ("§2 補花", "§3 行牌"), False,
-        ("錯位摸補", "輪序摸牌自槓尾摸，或補牌（補花、槓）自牌頭摸"),
+        "wrong_end", ("§2 補花", "§3 行牌", "D9"), True,
+        ("錯位摸補", "輪序摸牌自槓尾摸，或補牌（補花、槓）自牌頭摸（相公）"),
         ("Wrong end", "a draw from the wrong end of the wall: a turn's draw from the 槓尾, "
-         "a replacement from the front"),
+         "a replacement from the front (dead hand)"),
     ),
     _violation(
         "replacement_order", ("§2 補花", "D9"), True,

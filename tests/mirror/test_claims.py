@@ -411,3 +411,19 @@ def test_chow_followed_by_its_discard_closes_the_win() -> None:
     assert t.seat_state(2)["passed_win"]
     assert [m["kind"] for m in t.seat_state(1)["melds"]] == ["chow"]
     assert t.violations() == []
+
+
+def test_win_over_an_exposed_pong() -> None:
+    """胡 outranks 碰: seat 2 wins on the 6s seat 3 has just ponged (before its discard); the
+    pong goes back into seat 3's hand and seat 0 pays."""
+    pong_6s = "C C C C F F F F 1m 1m 1m 1m 9m 9m 6s 6s"
+    t = Script(quiet({2: READY_69S, 3: pong_6s}, extra="6s"))
+    t.discard(0, "6s")
+    t.pong(3, 0)
+    assert t.hands() == []
+    t.win(2)
+    assert t.violations() == []
+    assert t.faults() == []
+    hand = t.hand()
+    assert (hand.result, hand.kind, hand.seat, hand.payer) == ("win", "discard", 2, 0)
+    assert t.seat_state(3)["melds"] == [] and t.seat_state(3)["concealed_count"] == 16

@@ -69,7 +69,9 @@ def test_no_chow_of_an_honour() -> None:
 def test_three_drawable_tiles_or_fewer_only_a_win() -> None:
     """禁制 7 (D12): counted when the discard is made."""
     t = Script(quiet())
+    t.discard(0, "2m")
     t.burn(3)
+    assert t.violations() == []
     claims = claimable(t)
     assert claims is not None
     after = (claims["from_seat"] + 1) % 4

@@ -79,8 +79,6 @@ def _() -> Scene:
     "priority",
     "碰 exposed, then 胡 before the ponger's discard: the 胡 takes the tile",
     hands=[SEAT2_WINS_6S],
-    xfail="the mirror closes the discard's window at the exposed 碰: the 胡 after it is "
-    "judged as a 詐胡 (false_win) instead of taking the tile",
 )
 def _() -> Scene:
     """胡 over 碰, and D3 makes a 胡 late only once the next player has drawn and

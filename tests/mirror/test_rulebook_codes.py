@@ -33,12 +33,6 @@ from tests.mirror.script import QUIET, quiet
 CASES: list[Case] = []
 case = registrar(CASES)
 
-OUT_OF_TURN_NOT_DEAD = (
-    "the mirror does not make a seat that took a tile out of turn 相公 (D9's list has "
-    "'taking tiles out of turn'): no dead_hand_claim on its later claim or win"
-)
-
-
 # --- out_of_turn: a tile taken when it is not that seat's move -----------------------
 
 
@@ -80,9 +74,6 @@ def _() -> Scene:
     "wrong_end",
     "a turn's draw from the 槓尾, then the seat's discard",
     violations=[("draw", 1, "wrong_end")],
-    xfail="the mirror also records hand_size at the discard: it holds the 槓尾 tile as taken "
-    "wrongly (for the referee to put back) and not as the turn's draw, though the seat "
-    "drew one tile and threw one (its hand is not short)",
 )
 def _() -> Scene:
     t = started()
@@ -546,7 +537,6 @@ R4_TAI = 4  # 門清 1 + 不求自摸 2 + 獨聽 1
 @case(
     "restriction_4",
     "self-draw on a tile drawn out of turn",
-    xfail=OUT_OF_TURN_NOT_DEAD,
     violations=[
         ("draw", 2, "out_of_turn"),
         ("win", 2, "restriction_4"),
@@ -784,8 +774,6 @@ CASES += [
     "restriction_6",
     "6m discarded, then 3m chowed with 2m 4m (a middle chow: 6m is not its 絡)",
     twin=True,
-    xfail="the mirror records restriction_6: it bars any chowed tile three apart from the "
-    "seat's last discard, whatever the chow's shape",
 )
 def _() -> Scene:
     t = started({1: "E E E E S S S S 1p 1p 1p 1p 9p 2m 4m 6m"})
@@ -1217,7 +1205,6 @@ def _() -> Scene:
     "dead_hand_claim",
     "a seat that took a tile out of turn (相公) pongs",
     violations=[("draw", 2, "out_of_turn"), ("pong", 2, "dead_hand_claim")],
-    xfail=OUT_OF_TURN_NOT_DEAD,
 )
 def _() -> Scene:
     """D9: 相公 follows the seeds' list, which has 'taking tiles out of turn' (搶摸); the
@@ -1238,10 +1225,6 @@ def _() -> Scene:
     "dead_hand_claim",
     "a seat that drew from the wrong end (相公) pongs",
     violations=[("draw", 1, "wrong_end"), ("pong", 1, "dead_hand_claim")],
-    xfail="the mirror records [wrong_end, hand_size, dead_hand_claim]: it does not count the "
-    "槓尾 draw as the seat's draw, so the discard is a short hand (hand_size) and that "
-    "makes the seat 相公; by the text the hand is not short, and wrong_end itself "
-    "(錯位摸補, in the seeds' 相公 list that D9 follows) makes it 相公",
 )
 def _() -> Scene:
     t = started({1: "E E E E S S S S 1p 1p 1p 1p 9p 9p 7p 7p"})
@@ -1282,8 +1265,6 @@ def _() -> Scene:
     "hand_size",
     "an 暗槓 and a discard with no replacement drawn (a short hand)",
     violations=[("discard", 0, "hand_size")],
-    xfail="the mirror records replacement_order (a replacement owed at the discard), a code "
-    "the table keeps for flowers; the kong's missing replacement leaves the hand short",
 )
 def _() -> Scene:
     """§3: every kong draws a replacement from the 槓尾. The dealer makes an 暗槓 and

@@ -306,9 +306,17 @@ def test_restriction_4() -> None:
     t.draw(2, "8s")
     win_seq = t.seq + 1
     t.win(2)
-    assert t.violations() == [(draw_seq, 2, "out_of_turn"), (win_seq, 2, "restriction_4")]
+    assert t.violations() == [
+        (draw_seq, 2, "out_of_turn"),  # 搶摸: 相公 (D9)
+        (win_seq, 2, "dead_hand_claim"),
+        (win_seq, 2, "restriction_4"),
+    ]
     hand = t.hand()
-    assert (hand.result, hand.seat, hand.codes) == ("false_win", 2, ["restriction_4"])
+    assert (hand.result, hand.seat, hand.codes) == (
+        "false_win",
+        2,
+        ["dead_hand_claim", "restriction_4"],
+    )
 
 
 def test_restriction_4_twin() -> None:

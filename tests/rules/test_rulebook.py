@@ -21,7 +21,9 @@ CJK = re.compile(r"[\u3400-\u9fff]")
 
 # Seed 000's 相公 list (缺張、逾張、錯吃碰槓、花牌未補、花牌打出、吃入打出、打出吃入) and its
 # priority rule (a claim made after losing its priority): the breaches that make a seat 相公.
-DEAD = {
+DEAD = {  # D9 follows the seeds' list: 缺張/逾張, 錯吃碰槓, 花牌未補, 花牌打出, 錯位摸補, 搶摸, …
+    "out_of_turn",
+    "wrong_end",
     "replacement_order",
     "chow_not_from_left",
     "restriction_6",
