@@ -50,7 +50,7 @@ function itemsView(record) {
     h("td", { class: "item-tai" }, t("hand.tai_n", { n: record.tai })));
   const body = [rows, total];
   if (record.dealer_tai > 0) {
-    const parts = [`${itemName({ id: "dealer" })} ${t("hand.tai_n", { n: 1 })}`];
+    const parts = [`${t("hand.dealer_tai.dealer")} ${t("hand.tai_n", { n: 1 })}`];
     if (record.streak > 0) {
       parts.push(`${t("hand.dealer_tai.streak", { n: record.streak })} ${t("hand.tai_n", { n: 2 * record.streak })}`);
     }

@@ -108,6 +108,7 @@ export const STRINGS = {
   "hand.tai_n": { zh: "{n} 台", en: "{n} tai" },
   "hand.face": { zh: "牌面", en: "Hand value" },
   "hand.dealer_tai": { zh: "莊家台（另計）", en: "Dealer tai (apart)" },
+  "hand.dealer_tai.dealer": { zh: "作莊", en: "Dealer" },
   "hand.dealer_tai.streak": { zh: "連{n}拉{n}", en: "{n}-hand streak" },
   "hand.no_items": { zh: "屁胡（0 台）", en: "No tai (a 0-tai win)" },
   "hand.settlement": { zh: "結算", en: "Settlement" },
