@@ -1,0 +1,245 @@
+"""Worked cases for wins.py's survivors of bench/mutation.py (taiwan16.md §3, D1, D6–D8;
+replay-format.md). Every expected value comes from the rules text."""
+
+from __future__ import annotations
+
+from tests.mirror.script import QUIET, Script, quiet
+
+READY_E = "2m 3m 4m 6m 7m 8m 2p 2p 2p 2s 3s 4s 7p 8p E E"  # seat 1: waits 6p 9p
+READY_W = "2m 3m 4m 6m 7m 8m 2s 3s 4s 6p 6p 6p 7s 8s W W"  # seat 2: waits 6s 9s
+ALSO_6S = "2m 3m 4m 6m 7m 8m 2s 3s 4s 3p 3p 3p 5s 7s C C"  # seat 3: waits 6s alone
+DEALER_5S = QUIET[0].replace("5s 5s 5s 5s", "5s 5s 5s 8p")  # a 5s left for ALSO_6S
+
+
+def items(t: Script) -> set[str]:
+    return {i.id for i in t.hand().items}
+
+
+# --- the 胡 button out of play ----------------------------------------------------------
+
+
+def test_win_pressed_during_the_deal_is_impossible() -> None:
+    """replay-format.md: an event that cannot happen in this phase is an `impossible`
+    fault; nobody is blamed."""
+    t = Script(quiet(), deal=False)
+    t.open_hand()
+    t.draw(0, "2m")
+    seq = t.seq + 1
+    t.button(1, "win")
+    assert t.faults() == [(seq, "impossible")]
+    assert t.violations() == []
+    assert t.hands() == []
+
+
+def test_pass_pressed_with_no_hand_blames_nobody() -> None:
+    t = Script()
+    t.button(1, "pass")
+    assert t.violations() == []
+    assert t.hands() == []
+
+
+# --- 過 ---------------------------------------------------------------------------------
+
+
+def test_pass_by_a_seat_that_cannot_win_on_the_tile_is_no_pass_water() -> None:
+    """Seat 2 presses 過 on the dealer's discard (it had nothing to win on it): no 過水
+    (D1 needs a win it could have made), so its self-draw in the same go-round stands."""
+    t = Script(quiet({2: READY_W}))
+    t.discard(0, "2m")
+    t.button(2, "pass")
+    assert not t.seat_state(2)["passed_win"]
+    t.cycle(1)
+    t.draw(2, "9s")
+    t.win(2)
+    assert t.violations() == []
+    assert (t.hand().result, t.hand().seat) == ("win", 2)
+
+
+# --- 地聽 (D7, §4) ---------------------------------------------------------------------
+
+
+def test_earthly_ready_right_after_the_first_discard_then_human_win_self_drawn() -> None:
+    """Seat 1 presses ready right after its first discard (地聽) and self-draws on its next
+    own draw: 人胡 (D6), which excludes 地聽 and 門清; the self-draw adds 不求 (§4)."""
+    t = Script(quiet({1: READY_E}))
+    t.discard(0, "2m")
+    t.draw(1, "3p")
+    t.discard(1, "3p")
+    t.button(1, "ready")
+    assert t.violations() == []
+    assert t.seat_state(1)["declared"] == "earthly_ready"
+    t.cycle(2)
+    t.cycle(3)
+    t.cycle(0)
+    t.draw(1, "9p")
+    t.win(1)
+    assert t.violations() == []
+    assert t.hand().result == "win"
+    assert {"human_win", "concealed_self_draw"} <= items(t)
+    assert not {"earthly_ready", "concealed", "earthly_win"} & items(t)
+
+
+def test_ready_after_the_second_discard_is_void() -> None:
+    """地聽 is declared with the first discard; after the second it is neither 天聽 nor
+    地聽: void (D7), flagged at the button."""
+    t = Script(quiet({1: READY_E}))
+    t.discard(0, "2m")
+    t.cycle(1, "3p")
+    t.cycle(2)
+    t.cycle(3)
+    t.cycle(0)
+    t.cycle(1, "4p")
+    seq = t.seq + 1
+    t.button(1, "ready")
+    assert t.violations() == [(seq, 1, "void_declaration")]
+    assert t.seat_state(1)["declared"] is None
+
+
+def test_ready_in_another_seats_turn_before_the_first_discard_is_void() -> None:
+    """Seat 2 (ready, not yet discarded) presses ready in seat 1's turn after the dealer
+    discarded: not right after the deal (天聽), not with its own first discard (地聽)."""
+    t = Script(quiet({2: READY_W}))
+    t.discard(0, "2m")
+    t.draw(1, "3p")
+    seq = t.seq + 1
+    t.button(2, "ready")
+    t.discard(1, "3p")
+    t.cycle(2, "4p")
+    assert t.violations() == [(seq, 2, "void_declaration")]
+
+
+def test_ready_right_before_the_first_discard_on_a_hand_not_ready_is_void_at_its_button() -> None:
+    """Pressed right before the discard, the declaration is judged by the hand left after
+    it; not ready: void (D7), flagged at the button pressed."""
+    t = Script(quiet())
+    t.discard(0, "2m")
+    t.draw(1, "3p")
+    seq = t.seq + 1
+    t.button(1, "ready")
+    t.discard(1, "3p")
+    assert t.violations() == [(seq, 1, "void_declaration")]
+
+
+def test_ready_right_after_a_first_discard_not_ready_is_void() -> None:
+    t = Script(quiet())
+    t.discard(0, "2m")
+    t.cycle(1, "3p")
+    seq = t.seq + 1
+    t.button(1, "ready")
+    assert t.violations() == [(seq, 1, "void_declaration")]
+
+
+# --- 花胡 declared before its replacement (D8) -------------------------------------------
+
+SIX = "E E E E S S S S 1p 1p h1 h2 h3 h4 h5 h6"  # seat 1: six dealt flowers
+ONE = "W W W W N N N N 1s 1s 1s 1s 9s 9s 9s h7"  # seat 2: the seventh
+
+
+def six_and_one() -> Script:
+    """補花: seat 1 replaces six flowers, seat 2 its one; the dealer discards."""
+    t = Script(quiet({1: SIX, 2: ONE}))
+    for k in range(1, 7):
+        t.flower(1, f"h{k}")
+    for _ in range(6):
+        t.replacement(1)
+    t.flower(2, "h7")
+    t.replacement(2)
+    t.discard(0, "2m")
+    assert t.violations() == []
+    return t
+
+
+def test_seven_rob_one_case_2_declared_before_the_replacement() -> None:
+    """七搶一 (2): seat 1 (six) draws the eighth while seat 2 holds one. 胡 pressed before
+    the replacement is invalid, not a 詐胡, and play goes on (D8); pressed after it, the
+    flower win stands and the robbed seat 2 pays."""
+    t = six_and_one()
+    t.draw(1, "h8")
+    t.flower(1, "h8")
+    t.button(1, "win")
+    t.replacement(1)
+    assert t.hands() == []
+    assert t.violations() == []
+    t.button(1, "win")
+    hand = t.hand()
+    assert (hand.result, hand.kind, hand.seat, hand.payer) == ("flower_win", "seven_rob_one", 1, 2)
+    assert t.violations() == []
+
+
+def test_seven_flowers_with_the_eighth_in_the_wall_is_no_flower_win() -> None:
+    """Seat 1 reveals its seventh flower (the eighth is still in the wall, nobody holds one
+    alone) and presses 胡: no flower win exists, so it is a 詐胡 on a hand that does not win."""
+    t = Script(quiet({1: SIX}))
+    for k in range(1, 7):
+        t.flower(1, f"h{k}")
+    for _ in range(6):
+        t.replacement(1)
+    t.discard(0, "2m")
+    t.draw(1, "h7")
+    t.flower(1, "h7")
+    t.button(1, "win")
+    t.replacement(1)
+    assert (t.hand().result, t.hand().seat, t.hand().codes) == ("false_win", 1, ["false_win"])
+
+
+def test_one_flower_and_a_win_pressed_before_its_replacement_is_a_false_win() -> None:
+    t = Script(quiet())
+    t.discard(0, "2m")
+    t.draw(1, "h1")
+    t.flower(1, "h1")
+    t.button(1, "win")
+    t.replacement(1)
+    assert (t.hand().result, t.hand().seat, t.hand().codes) == ("false_win", 1, ["false_win"])
+
+
+# --- 攔胡 and presses after the win was decided ---------------------------------------
+
+
+def test_intercepted_win_a_nearer_press_on_a_hand_that_does_not_win_does_not_hold_it() -> None:
+    """Seat 2 (nearer after the discarder) presses 胡 on a 6s its hand cannot take; seat 3
+    may win on it: only one winner, and it is seat 3's valid win (§3 攔胡)."""
+    t = Script(quiet({0: DEALER_5S + " 6s", 3: ALSO_6S}))
+    t.discard(0, "6s")
+    t.button(2, "win")
+    t.win(3)
+    t.button(1, "pass")
+    wins = [h for h in t.hands() if h.result == "win"]
+    assert [(h.seat, h.payer, h.kind) for h in wins] == [(3, 0, "discard")]
+
+
+def test_a_dead_seat_pressing_after_the_win_is_a_dead_hand_claim() -> None:
+    """Seat 1 is 相公 (it discarded a flower); after seat 3 won the dealer's 6s, seat 1
+    presses 胡 on it: a win claimed by a 相公 seat (dead_hand_claim), settling nothing."""
+    t = Script(quiet({0: DEALER_5S + " 2m", 3: ALSO_6S}))
+    t.discard(0, "2m")
+    t.draw(1, "h1")
+    discarded = t.seq + 1
+    t.emit({"kind": "tile_discarded", "seat": 1, "tile": t.ids(1, "h1")[0]})
+    t.concealed[1].remove(t.ids(1, "h1")[0])
+    t.cycle(2)
+    t.cycle(3)
+    t.cycle(0, "6s")
+    t.win(3)
+    assert (t.hand().result, t.hand().seat, t.hand().payer) == ("win", 3, 0)
+    press = t.seq + 1
+    t.button(1, "win")
+    assert t.violations() == [(discarded, 1, "flower_discarded"), (press, 1, "dead_hand_claim")]
+    assert t.hand().net[1] == 0
+
+
+def test_a_seat_under_pass_water_pressing_after_the_win_is_a_passed_win() -> None:
+    """Seat 2 drew its winning 9s and threw it (過水, not cleared: a winning tile); seat 3
+    wins the dealer's 6s and seat 2 presses 胡 on it after: a win declared under 過水."""
+    t = Script(quiet({0: DEALER_5S + " 2m", 2: READY_W, 3: ALSO_6S}))
+    t.discard(0, "2m")
+    t.cycle(1)
+    t.cycle(2, "9s")
+    assert t.seat_state(2)["passed_win"]
+    t.cycle(3)
+    t.cycle(0, "6s")
+    t.win(3)
+    assert (t.hand().result, t.hand().seat, t.hand().payer) == ("win", 3, 0)
+    press = t.seq + 1
+    t.button(2, "win")
+    assert t.violations() == [(press, 2, "passed_win")]
+    assert t.hand().net[2] == 0
