@@ -243,3 +243,139 @@ def test_a_seat_under_pass_water_pressing_after_the_win_is_a_passed_win() -> Non
     t.button(2, "win")
     assert t.violations() == [(press, 2, "passed_win")]
     assert t.hand().net[2] == 0
+
+
+def rival_winners() -> Script:
+    """The dealer's 6s: seat 2 (nearer) and seat 3 may both win on it."""
+    t = Script(quiet({0: DEALER_5S + " 6s", 2: READY_W, 3: ALSO_6S}))
+    t.discard(0, "6s")
+    return t
+
+
+def test_intercepted_win_the_nearest_legal_claim_is_decided_at_its_reveal() -> None:
+    """Seat 2 is the nearest seat that may win: its revealed 胡 is decided at once (no
+    nearer claim can come); seat 3's press after it lost on priority, the button alone."""
+    t = rival_winners()
+    t.win(2)
+    assert [(h.result, h.seat, h.payer) for h in t.hands()] == [("win", 2, 0)]
+    t.button(3, "win")
+    t.reveal(3)
+    assert t.violations() == []
+    assert t.faults() == []
+    assert len(t.hands()) == 1
+
+
+# --- 禁制 4: the 牌面 of the barred self-draw (§3 詐胡) ------------------------------------
+
+READY_8S = "2m 3m 4m 6m 7m 8m 2s 3s 4s 6p 6p 6p 3p 3p 3p 8s"  # waits 8s alone
+
+
+def test_restriction_4_false_win_pays_the_face_value_of_the_self_draw() -> None:
+    """Seat 2 takes its winning 8s in seat 1's turn and declares: 詐胡 on the 牌面 of the
+    complete hand as a self-draw: 門清 1 + 不求 2 + 獨聽 1 = 4 (§4)."""
+    t = Script(quiet({2: READY_8S}))
+    t.discard(0, "2m")
+    t.draw(2, "8s")
+    t.win(2)
+    hand = t.hand()
+    assert (hand.result, hand.seat) == ("false_win", 2)
+    assert "restriction_4" in hand.codes  # taking the tile out of turn may add 相公's code
+    assert hand.tai == 4
+    assert items(t) == {"concealed", "concealed_self_draw", "single_wait"}
+
+
+def test_a_self_draw_in_turn_from_the_front_has_no_kong_bloom() -> None:
+    """The twin of the above, drawn in turn: a win (門清 1 + 不求 2 + 獨聽 1); no 槓上開花,
+    the tile came from the front."""
+    t = Script(quiet({2: READY_8S}))
+    t.discard(0, "2m")
+    t.cycle(1)
+    t.draw(2, "8s")
+    t.win(2)
+    assert (t.hand().result, t.hand().kind, t.hand().tai) == ("win", "self_draw", 4)
+    assert items(t) == {"concealed", "concealed_self_draw", "single_wait"}
+
+
+def test_house_rule_a_flower_replacement_self_draw_under_pass_water_stands() -> None:
+    """§7 pass_water_self_draw = true: seat 1 reaches to draw past the dealer's 6p (過水),
+    draws a flower and wins on its replacement: a self-draw, which the house rule lets
+    stand (only a win on a discard or an 暗槓's replacement stays barred); 槓上開花 (I4)."""
+    t = Script(quiet({1: READY_E}, extra="6p"), profile={"rules": {"pass_water_self_draw": True}})
+    t.discard(0, "6p")
+    t.draw(1, "h1")
+    assert t.seat_state(1)["passed_win"]
+    t.flower(1, "h1")
+    t.replacement(1, "9p")
+    t.win(1)
+    assert t.violations() == []
+    assert (t.hand().result, t.hand().kind, t.hand().seat) == ("win", "self_draw", 1)
+    assert items(t) == {"concealed", "concealed_self_draw", "kong_bloom"}
+
+
+def test_win_pressed_with_no_tile_to_win_on_names_no_winning_tile() -> None:
+    """Before the dealer's first discard, seat 2 (nothing drawn in play, nothing on offer)
+    presses 胡: a 詐胡 on a hand that does not win, and no tile completed a hand."""
+    t = Script(quiet())
+    t.button(2, "win")
+    t.reveal(2)
+    t.finish()
+    hand = t.hand()
+    assert (hand.result, hand.seat, hand.codes, hand.tai) == ("false_win", 2, ["false_win"], 0)
+    assert hand.winning_tile is None
+    assert t.faults() == []
+
+
+# --- 天胡, 天聽 and 八仙過海 timings (§4, §5) --------------------------------------------
+
+
+def test_heavenly_win_on_the_dealt_hand() -> None:
+    """The dealer's dealt 17 tiles win: 天胡 16, which excludes 門清 and 不求 (and has no
+    獨聽: a dealt hand has no wait)."""
+    t = Script(quiet({0: READY_8S + " 8s"}))
+    t.win(0)
+    hand = t.hand()
+    assert (hand.result, hand.kind, hand.seat, hand.tai) == ("win", "self_draw", 0, 16)
+    assert items(t) == {"heavenly_win"}
+
+
+def test_heavenly_ready_then_a_later_self_draw_keeps_its_tai() -> None:
+    """Seat 2 declares 天聽, throws its drawn tiles for two go-rounds and self-draws its
+    9s: 天聽 8 (excludes 門清) + 不求 2 (§4)."""
+    t = Script(quiet({2: READY_W}))
+    t.button(2, "ready")
+    t.discard(0, "2m")
+    for _ in range(2):
+        t.cycle(1)
+        t.cycle(2, "3p" if _ == 0 else "4p")
+        t.cycle(3)
+        t.cycle(0)
+    t.cycle(1)
+    t.draw(2, "9s")
+    t.win(2)
+    assert t.violations() == []
+    assert (t.hand().result, t.hand().kind) == ("win", "self_draw")
+    assert {"heavenly_ready", "concealed_self_draw"} <= items(t)
+    assert "concealed" not in items(t)
+
+
+SEVEN = "E E E E S S S S 1p h1 h2 h3 h4 h5 h6 h7"  # seat 1: seven dealt flowers
+
+
+def test_eight_flowers_declared_later_out_of_turn_is_no_flower_win() -> None:
+    """§5: 八仙過海 is declared at once, on the eighth flower's replacement. Seat 1 lets it
+    go (discards), then presses 胡 in seat 2's turn: no flower win, a 詐胡."""
+    t = Script(quiet({1: SEVEN}))
+    for k in range(1, 8):
+        t.flower(1, f"h{k}")
+    for _ in range(7):
+        t.replacement(1)
+    t.discard(0, "2m")
+    t.draw(1, "h8")
+    t.flower(1, "h8")
+    t.replacement(1, "3m")
+    t.discard(1, "3m")
+    t.draw(2)
+    t.button(1, "win")
+    t.discard(2, t.hand_codes(2).split()[-1])
+    hand = t.hand()
+    assert (hand.result, hand.seat) == ("false_win", 1)
