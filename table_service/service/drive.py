@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any, Final
 
 from table_service.mirror.records import Record, Violation
-from table_service.mirror.state import HandState
-from table_service.rules.table import SEATS, upper_seat
+from table_service.mirror.state import HandState, open_claims
+from table_service.rules.table import SEATS
 from table_service.rules.tiles import is_flower_tile, tile_kind
 
 # Violation codes the table's alert catalogue names (docs/protocol.md AlertCode); a claim
@@ -29,7 +29,8 @@ ALERTS: Final = {
 
 def seat_modes(hand: HandState | None) -> list[str]:
     """Each seat's LED: `turn` for the seat to move, `claim` for seats that may claim the
-    open discard (a win, a pong or kong, the 下家's chow), `off` otherwise."""
+    open discard (a win, a pong or kong, the 下家's chow) by the rules (`open_claims`, the
+    public state's answer) and their tiles, `off` otherwise."""
     modes = ["off"] * SEATS
     if hand is None or hand.phase != "play":
         return modes
@@ -38,15 +39,13 @@ def seat_modes(hand: HandState | None) -> list[str]:
     if pending is None or pending.closed or is_flower_tile(pending.tile):
         return modes
     kind = tile_kind(pending.tile)
-    for seat in range(SEATS):
-        s = hand.seats[seat]
-        if seat == pending.seat or s.dead:
-            continue
-        counts = s.counts()
-        open_claim = not pending.added_kong and not pending.next_drew
-        pong = open_claim and counts[kind] >= 2
-        chow = open_claim and upper_seat(seat) == pending.seat and _can_chow(counts, kind)
-        if seat in pending.winners or pong or chow:
+    allowed = open_claims(pending, [s.dead for s in hand.seats])  # the rules' one answer
+    for seat, claims in enumerate(allowed):
+        counts = hand.seats[seat].counts()
+        win = "win" in claims and seat in pending.winners
+        pong = "pong" in claims and counts[kind] >= 2
+        chow = "chow" in claims and _can_chow(counts, kind)
+        if win or pong or chow:
             modes[seat] = "claim"
     return modes
 
