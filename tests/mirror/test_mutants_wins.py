@@ -379,3 +379,104 @@ def test_eight_flowers_declared_later_out_of_turn_is_no_flower_win() -> None:
     t.discard(2, t.hand_codes(2).split()[-1])
     hand = t.hand()
     assert (hand.result, hand.seat) == ("false_win", 1)
+
+
+def test_earthly_win_a_heavenly_ready_seat_self_draws_on_its_first_draw() -> None:
+    """§4 地胡: a 天聽 non-dealer self-draws on its first draw: 16, excluding 天聽 and 門清;
+    the self-draw adds 不求 2."""
+    t = Script(quiet({2: READY_W}))
+    t.button(2, "ready")
+    t.discard(0, "2m")
+    t.cycle(1)
+    t.draw(2, "9s")
+    t.win(2)
+    assert t.violations() == []
+    assert (t.hand().result, t.hand().kind, t.hand().seat) == ("win", "self_draw", 2)
+    assert {"earthly_win", "concealed_self_draw"} <= items(t)
+    assert not {"heavenly_ready", "concealed", "human_win"} & items(t)
+
+
+def test_a_dealer_self_draw_after_the_first_go_round_is_no_heavenly_win() -> None:
+    """天胡 is the dealer's win right after the deal; a later self-draw scores as drawn:
+    門清 1 + 不求 2 + 獨聽 1."""
+    t = Script(quiet({0: READY_8S + " 2m"}))
+    t.discard(0, "2m")
+    t.cycle(1)
+    t.cycle(2)
+    t.cycle(3)
+    t.draw(0, "8s")
+    t.win(0)
+    assert (t.hand().result, t.hand().kind, t.hand().seat, t.hand().tai) == (
+        "win",
+        "self_draw",
+        0,
+        4,
+    )
+    assert items(t) == {"concealed", "concealed_self_draw", "single_wait"}
+
+
+def test_earthly_ready_and_a_self_draw_past_its_window_is_no_human_win() -> None:
+    """Seat 1 declared 地聽 with its first discard, discarded again, then self-draws: past
+    人胡's window (D6), the win keeps 地聽 4 (which excludes 門清) and 不求 2."""
+    t = Script(quiet({1: READY_E}))
+    t.discard(0, "2m")
+    t.draw(1, "3p")
+    t.button(1, "ready")
+    t.discard(1, "3p")
+    t.cycle(2)
+    t.cycle(3)
+    t.cycle(0)
+    t.cycle(1, "4p")
+    t.cycle(2)
+    t.cycle(3)
+    t.cycle(0)
+    t.draw(1, "9p")
+    t.win(1)
+    assert t.violations() == []
+    assert (t.hand().result, t.hand().kind) == ("win", "self_draw")
+    assert {"earthly_ready", "concealed_self_draw"} <= items(t)
+    assert not {"human_win", "concealed"} & items(t)
+
+
+NO_DECLARATION = {"rules": {"special_wins_need_declaration": False}}
+
+
+def test_heavenly_ready_win_on_a_first_discard_after_its_own_keeps_heavenly_ready() -> None:
+    """Seat 2 declared 天聽, threw its first drawn tile, and wins on seat 3's first discard:
+    天聽 8 stands (門清 excluded); 人胡 needs 地聽 (D6)."""
+    t = Script(quiet({2: READY_W}))
+    t.button(2, "ready")
+    t.discard(0, "2m")
+    t.cycle(1)
+    t.cycle(2, "3p")
+    t.cycle(3, "9s")
+    t.win(2)
+    assert t.violations() == []
+    assert (t.hand().result, t.hand().kind, t.hand().payer) == ("win", "discard", 3)
+    assert "heavenly_ready" in items(t)
+    assert not {"human_win", "concealed"} & items(t)
+
+
+def test_no_declaration_profile_a_second_discard_gives_no_human_win() -> None:
+    """§7 special_wins_need_declaration = false: 人胡 without 地聽 is a win on a player's
+    first discard (D6); the dealer's second discard is not one: 門清 alone."""
+    t = Script(quiet({1: READY_E}), profile=NO_DECLARATION)
+    t.discard(0, "2m")
+    t.cycle(1, "3p")
+    t.cycle(2)
+    t.cycle(3)
+    t.cycle(0, "9p")
+    t.win(1)
+    assert (t.hand().result, t.hand().payer) == ("win", 0)
+    assert items(t) == {"concealed"}
+
+
+def test_no_declaration_profile_the_dealer_has_no_human_win() -> None:
+    """§7: the profile's 人胡 without 地聽 is a non-dealer's; the dealer winning on seat 1's
+    first discard has 門清 1 + 獨聽 1."""
+    t = Script(quiet({0: READY_8S + " 2m"}), profile=NO_DECLARATION)
+    t.discard(0, "2m")
+    t.cycle(1, "8s")
+    t.win(0)
+    assert (t.hand().result, t.hand().seat, t.hand().payer) == ("win", 0, 1)
+    assert items(t) == {"concealed", "single_wait"}
