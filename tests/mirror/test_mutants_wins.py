@@ -480,3 +480,33 @@ def test_no_declaration_profile_the_dealer_has_no_human_win() -> None:
     t.win(0)
     assert (t.hand().result, t.hand().seat, t.hand().payer) == ("win", 0, 1)
     assert items(t) == {"concealed", "single_wait"}
+
+
+# --- hand_revealed that the stream cannot explain (replay-format.md faults) -------------
+
+
+def test_a_hand_revealed_with_no_win_declared_is_impossible() -> None:
+    t = Script(quiet({2: READY_W}))
+    t.discard(0, "2m")
+    seq = t.seq + 1
+    t.reveal(2)
+    assert t.faults() == [(seq, "impossible")]
+    assert t.violations() == []
+    assert t.hands() == []
+
+
+def test_a_revealed_hand_unlike_the_one_seen_is_an_impossible_fault() -> None:
+    """Seat 2 self-draws its 8s and the reveal names a 3m id where the mirror saw its 2m:
+    the stream contradicts itself, an `impossible` fault at the reveal (the verdict
+    that follows is not pinned here)."""
+    t = Script(quiet({2: READY_8S}))
+    t.discard(0, "2m")
+    t.cycle(1)
+    t.draw(2, "8s")
+    tiles = list(t.concealed[2])
+    tiles[0] = t.alloc("3m")
+    t.button(2, "win")
+    seq = t.seq + 1
+    t.reveal(2, tiles)
+    t.finish()
+    assert (seq, "impossible") in t.faults()
