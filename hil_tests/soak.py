@@ -214,18 +214,38 @@ def _last_keys(tables: list[tuple[str, SimulatedTable, Bridge]]) -> dict[str, tu
     return {name: key for name, table, _ in tables if (key := table.sent.last_key) is not None}
 
 
-def breaches(table: SimulatedTable) -> list[Breach]:
-    """The rule breaches the table's bots committed, keyed by the event they sent for each."""
-    key_of = {
+def _key_of(table: SimulatedTable) -> dict[int, tuple[int, int]]:
+    """Each message sent, by identity: its (boot_id, seq)."""
+    return {
         id(message): (boot_id, seq)
         for boot_id, messages in table.sent.by_boot.items()
         for seq, message in enumerate(messages, 1)
     }
+
+
+def breaches(table: SimulatedTable) -> list[Breach]:
+    """The rule breaches the table's bots committed, keyed by the event they sent for each."""
+    key_of = _key_of(table)
     found: list[Breach] = []
     for result in table.results:
         for v in result.violations:
             boot_id, seq = key_of[id(v.message)]
-            found.append((boot_id, seq, v.seat, v.code))
+            also = key_of[id(v.also)] if v.also is not None else None
+            since = also[1] if also is not None and also[0] == boot_id else 0
+            found.append(Breach(boot_id, seq, v.seat, v.code, since))
+    return found
+
+
+def sensor_faults(table: SimulatedTable) -> list[Breach]:
+    """The sensor faults injected for the mirror to see through (a re-read draw), keyed by
+    their event like breaches, with the fault code the mirror owes there."""
+    key_of = _key_of(table)
+    found: list[Breach] = []
+    for result in table.results:
+        for s in result.situations:
+            if s.fault is not None:
+                boot_id, seq = key_of[id(s.message)]
+                found.append(Breach(boot_id, seq, s.seat, s.fault))
     return found
 
 
@@ -258,10 +278,14 @@ def _summary(
         faults.update(table.controller.injected)
         for hand in table.results:
             faults.update(next(iter(f)) for f in hand.injected)
+            faults.update(s.kind for s in hand.situations if s.fault is not None)
         bridges[name] = bridge.counters.snapshot()
     if restarts:
         faults["broker_restart"] = restarts
-    tally = far.tally({name: (table.results, breaches(table)) for name, table, _ in tables})
+    tally = far.tally(
+        {name: (table.results, breaches(table)) for name, table, _ in tables},
+        {name: sensor_faults(table) for name, table, _ in tables},
+    )
     notes += tally.notes
     return {
         "hands": hands,

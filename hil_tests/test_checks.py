@@ -88,7 +88,7 @@ def judged(hands: list[RecordedHand], truths: list[Any] | None = None) -> FarEnd
 
 
 def game() -> list[RecordedHand]:
-    return record_game(11, 3, table="sim", violations=Violations(0.05))
+    return record_game(13, 3, table="sim", violations=Violations(0.05))
 
 
 def test_the_tally_is_quiet_when_the_mirror_agrees_with_the_truth() -> None:

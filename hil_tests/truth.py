@@ -1,18 +1,21 @@
 """The mirror against the simulator's ground truth: what the far end concluded, hand by hand.
 
 After every hand the mirror's picture must equal the simulator's: each seat's tiles,
-melds, flowers and discards, the result, the 台 items, the money, the deal; and every
-violation the mirror flags must be one the simulator committed on purpose. Used by
-the soak run, the HIL suite and the property tests alike.
+melds, flowers and discards, the result, the 台 items, the money, the deal; every
+violation the mirror flags must be one the simulator committed on purpose; and, where
+the caller gives the sensor faults it injected for the mirror to see through, every fault
+it records must be one of them. Used by the soak run, the HIL suite and the property
+tests alike.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from firmware_bridge.messages import Event
 from hil_tests.simulator.hand import HandResult
@@ -22,7 +25,23 @@ from table_service.mirror.records import Fault, HandRecord, Record, Violation
 from table_service.mirror.state import HandState
 from table_service.rules.tiles import wind_code
 
-Breach = tuple[int, int, int, str]  # (boot_id, seq, seat, code) of an injected violation
+Key = tuple[int, int]  # (boot_id, seq) of an event
+
+
+class Breach(NamedTuple):
+    """An injected violation by its event (or a sensor fault, `code` the fault's); `also`
+    the seq (same boot) of an earlier event of the same act, where a flag stands for it."""
+
+    boot_id: int
+    seq: int
+    seat: int
+    code: str
+    also: int = 0
+
+
+AnyBreach = tuple[int, int, int, str] | tuple[int, int, int, str, int]  # a Breach, or its first 4
+
+
 FLOWER_KINDS = ("eight_immortals", "seven_rob_one", "seven_rob_one_self_draw")
 
 
@@ -80,6 +99,10 @@ class Tally:
     violations_flagged: int = 0
     violations_missed: int = 0
     violations_false: int = 0
+    faults_expected: int = 0  # sensor faults injected for the mirror to record and see through
+    faults_missed: int = 0
+    faults_false: int = 0  # faults recorded in a hand compared that none injected explains
+    classes: dict[str, dict[str, int]] = field(default_factory=dict)  # by injected class
     notes: list[str] = field(default_factory=list)
 
     def add_hand(self, problems: list[str], label: str) -> None:
@@ -90,27 +113,75 @@ class Tally:
                 self.notes.append(f"{label}: " + "; ".join(problems[:4]))
 
     def add_violations(
-        self, injected: Iterable[Breach], flagged: Sequence[Violation], label: str
-    ) -> None:
+        self, injected: Iterable[AnyBreach], flagged: Sequence[Violation], label: str
+    ) -> set[Key]:
         """Match by (boot, seq, seat): the event and the offender. The codes must name the
         injected one; more codes on the same event and seat (one act breaking two rules,
-        e.g. a chow from the wrong seat with three tiles left) are not false flags."""
+        e.g. a chow from the wrong seat with three tiles left) are not false flags. The
+        events of the breaches missed and of the false flags."""
         want: dict[tuple[int, int, int], str] = {}
-        for boot_id, seq, seat, code in injected:
+        alias: dict[tuple[int, int, int], tuple[int, int, int]] = {}
+        for breach in injected:
+            boot_id, seq, seat, code = breach[:4]
             want[(boot_id, seq, seat)] = code
+            also = breach[4] if len(breach) > 4 else 0
+            if also:
+                alias[(boot_id, also, seat)] = (boot_id, seq, seat)
         got: dict[tuple[int, int, int], set[str]] = {}
         for v in flagged:
-            got.setdefault((v.boot_id, v.seq, v.seat), set()).add(v.code)
+            key = (v.boot_id, v.seq, v.seat)
+            if key in alias and v.code == want[alias[key]]:
+                key = alias[key]  # the same act flagged at its other event
+            got.setdefault(key, set()).add(v.code)
         self.violations_injected += len(want)
         self.violations_flagged += len(flagged)
+        wrong: set[Key] = set()
         for key, code in want.items():
             if code not in got.get(key, set()):
                 self.violations_missed += 1
+                wrong.add(key[:2])
                 self._note(f"{label}: missed {code} by seat {key[2]} at seq {key[1]}")
         for key, codes in got.items():
             if key not in want:
                 self.violations_false += len(codes)
+                wrong.add(key[:2])
                 self._note(f"{label}: flagged {sorted(codes)} of seat {key[2]} at seq {key[1]}")
+        return wrong
+
+    def add_faults(
+        self, injected: Iterable[AnyBreach], found: Sequence[Fault], label: str
+    ) -> set[Key]:
+        """Match by (boot, seq): an injected sensor fault needs a fault recorded at its event
+        (its code or a kindred one: the mirror names what it saw); any other fault recorded
+        is false (a count the misread left wrong, say). The events of both kinds of error."""
+        want = {(f[0], f[1]): f[3] for f in injected}
+        got: dict[Key, list[str]] = {}
+        for f in found:
+            got.setdefault((f.boot_id, f.seq), []).append(f.code)
+        self.faults_expected += len(want)
+        wrong: set[Key] = set()
+        for key, code in want.items():
+            if key not in got:
+                self.faults_missed += 1
+                wrong.add(key)
+                self._note(f"{label}: no fault at seq {key[1]} (a {code} was injected)")
+        for key, codes in got.items():
+            extra = codes[1:] if key in want else codes
+            if extra:
+                self.faults_false += len(extra)
+                wrong.add(key)
+                self._note(f"{label}: fault {sorted(extra)} at seq {key[1]}")
+        return wrong
+
+    def add_classes(self, names: Iterable[str], wrong: bool) -> None:
+        """One hand into the figures by class: each class injected in it, and whether the
+        mirror judged that hand wrong (a mismatch, a missed or false violation or fault)."""
+        counted = Counter(names)
+        for name, n in counted.items():
+            figures = self.classes.setdefault(name, {"injected": 0, "hands": 0, "hands_wrong": 0})
+            figures["injected"] += n
+            figures["hands"] += 1
+            figures["hands_wrong"] += int(wrong)
 
     def _note(self, text: str) -> None:
         if len(self.notes) < 20:
@@ -124,6 +195,10 @@ class Tally:
             "violations_flagged": self.violations_flagged,
             "violations_missed": self.violations_missed,
             "violations_false": self.violations_false,
+            "faults_expected": self.faults_expected,
+            "faults_missed": self.faults_missed,
+            "faults_false": self.faults_false,
+            "classes": {name: dict(f) for name, f in sorted(self.classes.items())},
         }
 
 
@@ -168,6 +243,7 @@ class FarEnd:
         self._open: dict[str, tuple[list[Violation], list[Fault]]] = {}
         self._keys: dict[str, set[tuple[int, int]]] = {}
         self.applied: dict[str, int] = {}  # events given to each table's mirror
+        self.shuffled: dict[str, list[set[Key]]] = {}  # each hand's events, shuffle to shuffle
 
     def apply(self, event: Event) -> list[Record]:
         """Feed one event (in order, as the consumer delivers it)."""
@@ -176,9 +252,16 @@ class FarEnd:
         if mirror is None:
             mirror = self.mirrors[event.table] = TableMirror(event.table)
         self._keys.setdefault(event.table, set()).add((event.boot_id, event.seq))
-        if event.body.kind == "shuffle_started":
+        hands = self.shuffled.setdefault(event.table, [])
+        shuffle = event.body.kind == "shuffle_started"
+        if shuffle:
+            hands.append(set())
+        if hands:
+            hands[-1].add((event.boot_id, event.seq))
+        records = self._keep(mirror, mirror.apply(event))
+        if shuffle:  # after the event: a hand the mirror closes only at the next shuffle counts
             self._referee(mirror)
-        return self._keep(mirror, mirror.apply(event))
+        return records
 
     async def caught_up(self, want: dict[str, int], timeout: float) -> bool:
         """Whether each table's mirror has been given `want[table]` events within `timeout`:
@@ -222,9 +305,17 @@ class FarEnd:
                 faults.clear()
         return records
 
-    def tally(self, truths: dict[str, tuple[list[HandResult], list[Breach]]]) -> Tally:
+    def tally(
+        self,
+        truths: Mapping[str, tuple[Sequence[HandResult], Sequence[AnyBreach]]],
+        faults: Mapping[str, Sequence[AnyBreach]] | None = None,
+    ) -> Tally:
         """Compare each table's hands, in order, with the simulator's; a hand the sensors
-        misread (an injected table fault) is counted but not compared."""
+        misread (an injected table fault) is counted but not compared, up to the next
+        shuffle (what the mirror records after its hand record too). `faults`: the sensor
+        faults each table's simulator injected for the mirror to record and see through
+        (`reread`), keyed like breaches by their event; given, the faults the mirror
+        recorded in the hands compared are judged too (none given: not judged)."""
         tally = Tally()
         for table, (results, breaches) in truths.items():
             judged = self.judged.get(table, [])
@@ -232,14 +323,33 @@ class FarEnd:
                 tally.mirror_mismatches += abs(len(judged) - len(results))
                 tally.notes.append(f"{table}: {len(judged)} hands judged, {len(results)} played")
             flagged: list[Violation] = list(self._open.get(table, ([], []))[0])
-            skipped: set[tuple[int, int]] = set()
+            recorded: list[Fault] = []
+            skipped: set[Key] = set()
+            compared: list[tuple[set[Key], HandResult, bool]] = []
+            shuffled = self.shuffled.get(table, [])
             for n, (hand, truth) in enumerate(zip(judged, results, strict=False), 1):
+                keys = hand.keys | (shuffled[n - 1] if n <= len(shuffled) else set())
                 if truth.injected:  # a sensor misread: the mirror cannot know the truth
-                    skipped |= hand.keys
+                    skipped |= keys
                     tally.hands_judged += 1
                     continue
-                tally.add_hand(hand_mismatches(hand.record, hand.seen, truth), f"{table} #{n}")
+                problems = hand_mismatches(hand.record, hand.seen, truth)
+                tally.add_hand(problems, f"{table} #{n}")
+                compared.append((keys, truth, bool(problems)))
                 flagged += hand.violations
+                recorded += hand.faults
             wanted = [b for b in breaches if (b[0], b[1]) not in skipped]
-            tally.add_violations(wanted, flagged, table)
+            flagged = [v for v in flagged if (v.boot_id, v.seq) not in skipped]
+            wrong = tally.add_violations(wanted, flagged, table)
+            if faults is not None:
+                owed = [f for f in faults.get(table, []) if (f[0], f[1]) not in skipped]
+                recorded = [f for f in recorded if (f.boot_id, f.seq) not in skipped]
+                wrong |= tally.add_faults(owed, recorded, table)
+            for keys, truth, mismatched in compared:
+                tally.add_classes(injected_classes(truth), mismatched or bool(wrong & keys))
         return tally
+
+
+def injected_classes(truth: HandResult) -> list[str]:
+    """The classes injected in a hand, once per injection: breaches and situations."""
+    return [v.name for v in truth.violations] + [s.kind for s in truth.situations]

@@ -1,11 +1,12 @@
 """Faults a real table has, injected on purpose; each is off by default.
 
 Table faults change what the sensors report, not the game: a misread reports a
-different tile id than the one drawn (a player's own breaches, such as a draw out
-of turn, are not faults: see `violations.py`). Link faults (corruption, drops,
-duplicates, delays, unplugging, reboots) act on the bytes and live with the device
-transport. Faults draw from their own random stream, so the same seed plays the same
-game with or without them.
+different tile id than the one drawn; a reread first reports the id of a tile the mirror
+knows is elsewhere, then the table reads the same draw again, right (a player's own
+breaches, such as a draw out of turn, are not faults: see `violations.py`). Link faults
+(corruption, drops, duplicates, delays, unplugging, reboots) act on the bytes and live
+with the device transport. Faults draw from their own random stream, so the same seed
+plays the same game with or without them.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field, fields
 @dataclass(frozen=True, slots=True)
 class TableFaults:
     misread: float = 0.0  # chance a drawn tile is reported with a wrong id
+    reread: float = 0.0  # chance a draw is reported as a tile elsewhere, then read again
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +43,7 @@ class Faults:
     def all(cls) -> Faults:
         """Every fault on at a rate a soak run can carry (`--faults all`)."""
         return cls(
-            TableFaults(misread=0.002),
+            TableFaults(misread=0.002, reread=0.001),
             LinkFaults(
                 corruption=0.01, drop=0.01, duplicate=0.01, delay=0.05, burst=0.01,
                 unplug_every=3, unplug_for=0.5, reboot_every=4,

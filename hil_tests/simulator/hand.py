@@ -7,6 +7,7 @@ every tile's place are kept as ground truth.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -34,12 +35,12 @@ from firmware_bridge.protocol.catalogue import (
 )
 from hil_tests.simulator.faults import FaultDice, TableFaults
 from hil_tests.simulator.players import MeldRecord, Player
-from hil_tests.simulator.violations import InjectedViolation, Violations
+from hil_tests.simulator.violations import Injected, InjectedViolation, Violations
 from hil_tests.simulator.wall import Place, Wall
 from table_service.mirror.records import DEAD_HAND_CODES
 from table_service.rules import HandOutcome, Profile, parse_hand, score, settle
 from table_service.rules.settlement import Payment, net
-from table_service.rules.shapes import wait_kinds
+from table_service.rules.shapes import is_complete, wait_kinds
 from table_service.rules.table import (
     DEAL_ROUNDS,
     NO_CLAIM_DRAWABLE,
@@ -68,6 +69,45 @@ def _near_miss(kind: int, waits: list[int]) -> bool:
     if kind >= 27 or kind in waits:
         return False
     return any(w // 9 == kind // 9 and abs(w - kind) == 1 for w in waits)
+
+
+def _dazi_of(kind: int) -> list[tuple[int, int]]:
+    """The 搭子 (kinds) that `kind` completes into a set: its pair, and for a suit tile the
+    two-tile parts of each sequence it belongs to (3m 4m for 2m and 5m, 3m 5m for 4m)."""
+    out = [(kind, kind)]
+    if kind < 27:
+        pos = kind % 9
+        if pos >= 2:
+            out.append((kind - 2, kind - 1))
+        if 1 <= pos <= 7:
+            out.append((kind - 1, kind + 1))
+        if pos <= 6:
+            out.append((kind + 1, kind + 2))
+    return out
+
+
+def _completes(dazi: list[int], kind: int) -> bool:
+    """Whether `kind` makes a set with two shown tiles (kinds): a triplet, or a sequence."""
+    return len(dazi) == 2 and tuple(sorted(dazi)) in _dazi_of(kind)
+
+
+def _touches(shown: set[int] | list[int], kind: int) -> bool:
+    """禁制 8 read broadly: `kind` is a kind shown, or makes a sequence with two kinds shown
+    (shown 4p 4p and 6p 6p: 5p). The bots let such wins go, so no reading calls them wrong."""
+    return kind in shown or any(
+        pair[0] != pair[1] and set(pair) <= set(shown) for pair in _dazi_of(kind)
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Intercept:
+    """攔胡 set up on the discard about to be made: the nearer and the farther claimant,
+    the third seat that presses 碰/槓 between them, and the kind all this is about."""
+
+    near: int
+    far: int
+    third: int
+    kind: int
 
 
 class HandOver(Exception):
@@ -103,6 +143,7 @@ class HandResult:
     injected: list[dict[str, int]] = field(default_factory=list)  # table faults, in order
     violations: list[InjectedViolation] = field(default_factory=list)  # breaches, in order
     codes: list[str] = field(default_factory=list)  # a false win's codes (replay-format.md)
+    situations: list[Injected] = field(default_factory=list)  # no-breach cases, sensor faults
 
     @property
     def dealer_won(self) -> bool:
@@ -132,6 +173,7 @@ class HandResult:
             "events": self.events,
             "codes": self.codes,
             "violations": [v.to_json() for v in self.violations],
+            "situations": [s.to_json() for s in self.situations],
         }
 
 
@@ -157,6 +199,9 @@ class HandSim:
         self.tempted: set[int] = set()  # seats letting wins go to win later under 過水
         self.throw_back: int | None = None  # a self-drawn winning tile a tempted seat let go
         self.abstaining: set[int] = set()  # tempted seats that let this discard's win go
+        self.lying_in_wait: set[int] = set()  # seats that let a win go to self-draw under 過水
+        self.intercept: _Intercept | None = None  # a 攔胡 set up by the discard being made
+        self.situations: list[Injected] = []  # situations and sensor faults, with their truth
         self.deal = deal
         self._emit = emit
         self.profile = profile or Profile()
@@ -181,24 +226,51 @@ class HandSim:
         only for a code that is on, so the game's own stream is never touched."""
         return self.violations.on(code) and self.fault_dice.roll(self.violations.chance(code), code)
 
-    def _breach(self, code: str, player: Player, message: Message) -> None:
-        """Emit the message that is the breach and record it; a 相公 code kills the hand."""
+    def _breach(self, code: str, player: Player, message: Message, kind: str = "") -> None:
+        """Emit the message that is the breach and record it (`kind`: the class, when it is
+        a variant of the code); a 相公 code kills the hand."""
         self.emit(message)
-        self.breaches.append(InjectedViolation(code, player.seat, message))
+        self.breaches.append(InjectedViolation(code, player.seat, message, kind))
         if code in DEAD_HAND_CODES:
             player.dead = True
 
-    def _draw(self, player: Player, end: End, turn: bool = False) -> int:
+    def _draw(self, player: Player, end: End, turn: bool = False, code: str | None = None) -> int:
+        """Draw a tile and report it; `code` names the breach the draw itself is, if any."""
         tile = self.wall.draw_front() if end == End.FRONT else self.wall.draw_back()
+        breaches = len(self.breaches)
         if turn:
             self._wrong_draw(player, tile)
         reported = tile
         if self.fault_dice.roll(self.faults.misread, "misread"):
             reported = (tile + 1 + self.fault_dice.rng.randrange(143)) % 144
             self.injected.append({"misread": tile, "reported": reported, "seat": player.seat})
-        self.emit(TileDrawn(player.seat, reported, end))
+        elif code is None and len(self.breaches) == breaches:  # a draw that is only a draw
+            self._reread(player, end)
+        message = TileDrawn(player.seat, reported, end)
+        if code is None:
+            self.emit(message)
+        else:
+            self._breach(code, player, message)
         self.emit(TilesLeft(self.wall.tiles_left))
         return tile
+
+    def _reread(self, player: Player, end: End) -> None:
+        """Sensor fault: the draw is first reported as a tile the mirror knows is elsewhere (in
+        a hand, a meld, a river, the flowers), with the table's count of the tile taken; the
+        table then reads the same draw again, right. One fault (`tile_twice`), nobody blamed,
+        and the game goes on as if only the re-read happened (replay-format.md)."""
+        if not self.faults.reread:
+            return
+        elsewhere = [
+            t for p in self.players
+            for t in (*p.hand, *p.flowers, *p.discards, *(x for m in p.melds for x in m.tiles))
+        ]  # fmt: skip
+        if not elsewhere or not self.fault_dice.roll(self.faults.reread, "reread"):
+            return
+        message = TileDrawn(player.seat, self.fault_dice.rng.choice(elsewhere), end)
+        self.emit(message)
+        self.emit(TilesLeft(self.wall.tiles_left))
+        self.situations.append(Injected("reread", player.seat, message, fault="tile_twice"))
 
     def _wrong_draw(self, player: Player, tile: int) -> None:
         """A turn's tile taken by another seat, or by this one from the 槓尾 (reported as
@@ -245,7 +317,7 @@ class HandSim:
         """補花: in turn order from the dealer, pass after pass until no flower is left."""
         order = [(self.deal.dealer + k) % SEATS for k in range(SEATS)]
         while any(is_flower_tile(t) for p in self.players for t in p.hand):
-            for seat in order:
+            for i, seat in enumerate(order):
                 player = self.players[seat]
                 flowers = [t for t in player.hand if is_flower_tile(t)]
                 for tile in flowers:
@@ -255,10 +327,29 @@ class HandSim:
                     if self.wall.drawable == 0:
                         self._draw_game()
                     player.hand.append(self._draw(player, End.BACK))
+                if flowers:
+                    self._early_replacement(player, order[i + 1 :])
 
-    def _reveal_flower(self, player: Player, tile: int) -> None:
+    def _early_replacement(self, player: Player, later: list[int]) -> None:
+        """Breach (§2): a 補花 replacement that is itself a flower is revealed and replaced at
+        once, while a later seat still has flowers to reveal in this pass: the replacement's
+        draw is out of its pass (`replacement_order`); it belonged to the next pass."""
+        if not self.violations.on("replacement_order") or self.wall.drawable == 0:
+            return
+        flower = next((t for t in player.hand if is_flower_tile(t)), None)
+        waiting = any(is_flower_tile(t) for seat in later for t in self.players[seat].hand)
+        if flower is None or not waiting or not self._dare("replacement_order"):
+            return
+        player.hand.remove(flower)
+        reveal = self._reveal_flower(player, flower)
+        player.hand.append(self._draw(player, End.BACK, code="replacement_order"))
+        self.breaches[-1] = dataclasses.replace(self.breaches[-1], also=reveal)
+
+    def _reveal_flower(self, player: Player, tile: int) -> FlowerRevealed:
         player.flowers.append(tile)
-        self.emit(FlowerRevealed(player.seat, tile))
+        message = FlowerRevealed(player.seat, tile)
+        self.emit(message)
+        return message
 
     def _declare_heavenly_ready(self) -> None:
         for seat in range(SEATS):
@@ -285,6 +376,8 @@ class HandSim:
         while True:
             player = self.players[turn]
             if mode == "draw":
+                if turn in self.lying_in_wait:
+                    self._rig_winning_draw(player)
                 try:
                     drawn, replaced = self._draw_for_turn(player, End.FRONT)
                 except _FlowerThrown:
@@ -369,18 +462,57 @@ class HandSim:
         if player.dead or not player.is_complete():
             return
         if barred or player.passed_win:
+            if not barred and self._dare_self_draw_under_water(player):
+                self._passed_self_draw(player, drawn, replaced)
             self._pass_win(player)
             return
         if self._tempted(player):
             self._pass_win(player)  # let it go (legal); throwing it back keeps 過水 (D1)
             self.throw_back = drawn
             return
-        timing = None
-        if player.declared == "heavenly_ready" and not self.first_discard_done[player.seat]:
-            timing = None if self.claims_made else "earthly_win"
-        elif player.declared == "earthly_ready" and self._within_declaration_round(player):
-            timing = "human_win"
+        timing = self._self_draw_timing(player)
         self._win(player, tile_kind(drawn), "self_draw", replacement=replaced, timing=timing)
+
+    def _self_draw_timing(self, player: Player) -> str | None:
+        if player.declared == "heavenly_ready" and not self.first_discard_done[player.seat]:
+            return None if self.claims_made else "earthly_win"
+        if player.declared == "earthly_ready" and self._within_declaration_round(player):
+            return "human_win"
+        return None
+
+    def _dare_self_draw_under_water(self, player: Player) -> bool:
+        """Whether a seat under 過水 declares its self-drawn win anyway (D1): always a seat
+        lying in wait for it, another at the class's chance; never where the profile lets a
+        self-draw stand under 過水 (then it is no breach)."""
+        if not self.violations.on("passed_win_self_draw"):
+            return False
+        if self.profile.rules.pass_water_self_draw:
+            return False
+        return player.seat in self.lying_in_wait or self._dare("passed_win_self_draw")
+
+    def _passed_self_draw(self, player: Player, drawn: int, replaced: bool) -> None:
+        """Breach: a self-draw declared while 過水 holds (D1). 詐胡 on the 牌面 it would score."""
+        timing = self._self_draw_timing(player)
+        declaration = self._win_declaration(player, tile_kind(drawn), "self_draw", replaced, timing)
+        win = SeatButton(player.seat, Button.WIN)
+        self._breach("passed_win", player, win, "passed_win_self_draw")
+        self.emit(HandRevealed(player.seat, tuple(player.hand)))
+        result = score(parse_hand(declaration), self.profile)
+        assert result.valid, (declaration, result.reason)
+        self._settle_false_win(player, result.tai, ["passed_win"], declaration, result.to_json())
+
+    def _winning_tiles(self, player: Player) -> list[int]:
+        """The drawable tiles of the wall this seat (its hand 3n+1) would win with."""
+        return [
+            t for t in self.wall.front_tiles(self.wall.drawable)
+            if not is_flower_tile(t) and player.can_win_with(tile_kind(t))
+        ]  # fmt: skip
+
+    def _rig_winning_draw(self, player: Player) -> None:
+        """The wall dealt so (a seat lying in wait under 過水): its draw is a winning tile."""
+        tiles = self._winning_tiles(player)
+        if tiles:
+            self.wall.bring_to_front(tiles[0])
 
     def _pass_win(self, player: Player) -> None:
         """D1: a win not taken sets 過水; D7: it also voids a declaration's 台."""
@@ -408,11 +540,11 @@ class HandSim:
 
     def _kongs(self, player: Player, drawn: int | None) -> int | None:
         """暗槓 and 加槓 while the bot wants them and a replacement exists (D4)."""
-        if player.declared or player.dead:
+        if player.declared or player.dead or player.dazi:
             return drawn  # a declared hand is kept as it is; a 相公 only draws and discards
         while self.wall.drawable > 0:
             kind = player.concealed_kong_kind()
-            if kind is not None:
+            if kind is not None and kind not in player.shown:  # 禁制 8: no kong of shown tiles
                 tiles = player.take(kind, 4)
                 player.melds.append(MeldRecord(MeldKind.KONG_CONCEALED, tiles, NO_SEAT))
                 self.emit(SeatButton(player.seat, Button.KONG))
@@ -461,13 +593,16 @@ class HandSim:
 
     def _discard(self, player: Player, drawn: int | None) -> int:
         tile = player.choose_discard(drawn)
-        if self.throw_back is not None and self.throw_back in player.hand:
+        thrown_back = self.throw_back is not None and self.throw_back in player.hand
+        if thrown_back and self.throw_back is not None:
             tile = self.throw_back
         self.throw_back = None
         code = None
         banned = [t for t in player.hand if tile_kind(t) in player.no_discard]
         if banned and not player.dead and self._dare("restriction_6"):
             tile, code = banned[-1], "restriction_6"  # the claimed tile, its 絡, the pong's kind
+        elif not thrown_back and self.violations.on("intercepted_win"):
+            tile = self._set_up_intercept(player, drawn, tile)
         player.hand.remove(tile)
         waits = player.waits()
         first = not self.first_discard_done[player.seat]
@@ -490,6 +625,7 @@ class HandSim:
 
     def _discarded(self, player: Player, tile: int) -> None:
         """A discard ends the seat's go-round: 禁制 6, 過碰 and (D1) 過水 are reset."""
+        self.lying_in_wait.discard(player.seat)
         player.discards.append(tile)
         player.no_discard = frozenset()
         player.last_discard_kind = tile_kind(tile)
@@ -497,6 +633,7 @@ class HandSim:
         if player.passed_win and tile_kind(tile) not in player.waits():
             player.passed_win = False  # D1
         self.first_discard_done[player.seat] = True
+        self._show_dazi(player)
         self._show_by_fault(player)
         self.round_discards[player.seat] = []
         for other in range(SEATS):
@@ -506,7 +643,7 @@ class HandSim:
     def _show_by_fault(self, player: Player) -> None:
         """A seat knocks over a pair of its hand, face up (not a breach in itself, but 禁制 8
         then bars claiming that kind: the opportunity of a `restriction_8` breach)."""
-        if not self.violations.on("restriction_8") or player.dead or player.declared:
+        if not self.violations.on("restriction_8") or player.dead or player.declared or player.dazi:
             return
         counts = player.counts()
         kind = next((k for k, n in enumerate(counts) if n >= 2 and k not in player.shown), None)
@@ -519,38 +656,54 @@ class HandSim:
             TilesShown(player.seat, tuple(t for t in player.hand if tile_kind(t) == kind)[:2])
         )
 
+    def _discard_timing(self, player: Player, first_discard: bool) -> str | None:
+        """人胡 or 地胡 on this discard (D6), if the win is either."""
+        if player.declared == "earthly_ready":
+            return "human_win" if self._within_declaration_round(player) else None
+        seat = player.seat
+        if (
+            seat != self.deal.dealer and not self.first_discard_done[seat]
+            and first_discard and not self.claims_made
+        ):  # fmt: skip
+            return "earthly_win"
+        return None
+
     def _claims(self, discarder: Player, tile: int) -> tuple[int, str]:
         """Resolve claims on a discard (胡 over 碰/槓 over 吃): (next seat, how its turn begins)."""
         kind = tile_kind(tile)
         first_discard = len(discarder.discards) == 1
         self.abstaining.clear()
+        if self.intercept is not None:
+            self._intercepted_win(discarder, tile, first_discard)
         for seat in claim_order(discarder.seat):
             player = self.players[seat]
             if player.dead or not player.can_win_with(kind):
                 continue
-            if kind in player.shown:  # 禁制 8: no win on a discard of a kind it showed
+            if _touches(player.shown, kind):  # 禁制 8: no win on a discard its shown tiles make
                 self._pass_win(player)
                 continue
-            timing = None
-            if player.declared == "earthly_ready":
-                timing = "human_win" if self._within_declaration_round(player) else None
-            elif (
-                seat != self.deal.dealer and not self.first_discard_done[seat]
-                and first_discard and not self.claims_made
-            ):  # fmt: skip
-                timing = "earthly_win"
+            timing = self._discard_timing(player, first_discard)
+            if player.dazi and self._dazi_bars(player, discarder, tile, timing):
+                continue
             if player.passed_win:
                 if self._dare_passed_win(player):
-                    self._passed_win(player, discarder, tile, timing)
+                    self._barred_win(player, discarder, tile, timing, "passed_win")
                 self._pass_win(player)
                 continue
             if self._tempted(player):
                 self._pass_win(player)  # let it go (legal), to win on a later discard
                 self.abstaining.add(seat)  # and claim nothing of it: 過水 beyond doubt
                 continue
+            if self._lie_in_wait(player):
+                self._pass_win(player)  # let it go (legal), to self-draw a win under 過水
+                self.abstaining.add(seat)
+                continue
             discarder.discards.pop()
             player.hand.append(tile)
             self._win(player, kind, "discard", payer=discarder.seat, timing=timing)
+        # a seat that showed a 搭子 claims nothing more (禁制 8 however read); one lying in
+        # wait claims nothing before its draw
+        self.abstaining |= {p.seat for p in self.players if p.dazi} | self.lying_in_wait
         self._false_discard_win(discarder, tile)
         next_seat = (discarder.seat + 1) % SEATS
         if self.wall.drawable <= NO_CLAIM_DRAWABLE:
@@ -616,10 +769,138 @@ class HandSim:
 
     # --- injected breaches on a discard ------------------------------------------------
 
+    def _show_dazi(self, player: Player) -> None:
+        """A ready seat knocks over two tiles its wait completes, face up (a pair, or two of a
+        sequence): no breach in itself, but 禁制 8 then bars a win on a discard completing
+        them, the breach of a seat set on `restriction_8_win` when such a discard comes."""
+        if not self.violations.on("restriction_8_win") or player.dead or player.declared:
+            return
+        if player.dazi or player.shown or player.passed_win or player.seat in self.lying_in_wait:
+            return
+        options = self._dazi_options(player)
+        if not options or not self._dare("restriction_8_win"):
+            return
+        player.dazi = self.fault_dice.rng.choice(options)
+        self.emit(TilesShown(player.seat, player.dazi))
+
+    @staticmethod
+    def _dazi_options(player: Player) -> list[tuple[int, ...]]:
+        """Two hand tiles (ids) a wait of this ready seat completes into a set, in a reading
+        of the winning hand where they and the winning tile are that set."""
+        counts = player.counts()
+        options: list[tuple[int, ...]] = []
+        for wait in player.waits():
+            for pair in _dazi_of(wait):
+                rest = list(counts)
+                rest[wait] += 1
+                for k in (*pair, wait):
+                    rest[k] -= 1
+                if min(rest) < 0 or not is_complete(rest):
+                    continue
+                ids = [t for t in player.hand if tile_kind(t) == pair[0]][:1]
+                ids += [t for t in player.hand if tile_kind(t) == pair[1] and t not in ids][:1]
+                options.append(tuple(ids))
+        return options
+
+    def _dazi_bars(self, player: Player, discarder: Player, tile: int, timing: str | None) -> bool:
+        """禁制 8 for a seat that showed a 搭子: no win on a discard that completes it (the
+        breach, 詐胡, when it is not under 過水 too), nor on one that pairs a shown tile (as a
+        strict referee may read the rule): the seat lets those go. True when barred."""
+        kind = tile_kind(tile)
+        shown = [tile_kind(t) for t in player.dazi if t in player.hand]
+        if _completes(shown, kind) and not player.passed_win:
+            self._barred_win(player, discarder, tile, timing, "restriction_8", "restriction_8_win")
+        if _touches(shown, kind):
+            self._pass_win(player)
+            return True
+        return False
+
+    def _lie_in_wait(self, player: Player) -> bool:
+        """A seat set on `passed_win_self_draw` lets this win go (legal: 過水, D1) and claims
+        nothing before its own draw, which the wall is rigged to make a winner; it declares
+        that self-draw (`_offer_self_draw`). Only when a winning tile is left to draw."""
+        if not self.violations.on("passed_win_self_draw") or player.dazi:
+            return False
+        if self.profile.rules.pass_water_self_draw or not self._winning_tiles(player):
+            return False
+        if not self._dare("passed_win_self_draw"):
+            return False
+        self.lying_in_wait.add(player.seat)
+        return True
+
+    def _intercept_plans(self, player: Player, kinds: set[int]) -> list[_Intercept]:
+        """Every 攔胡 this seat's discard of one of `kinds` would open: two other seats both
+        winning on it, nothing barring either, the third seat between them pressing."""
+        if self.wall.drawable <= NO_CLAIM_DRAWABLE:
+            return []  # 禁制 7 would bar the 碰 pressed
+        order = claim_order(player.seat)
+        plans: list[_Intercept] = []
+        for i, near in enumerate(order):
+            for far in order[i + 1 :]:
+                third = next(s for s in order if s not in (near, far))
+                for kind in self._both_win(near, far):
+                    if kind in kinds and kind not in player.no_discard:  # 禁制 6: a breach
+                        plans.append(_Intercept(near, far, third, kind))
+        return plans
+
+    def _paired(self, plans: list[_Intercept]) -> list[_Intercept]:
+        """The plans whose third seat holds a pair of the kind: its 碰 a claim that lost."""
+        return [p for p in plans if self.players[p.third].counts()[p.kind] >= 2]
+
+    def _set_up_intercept(self, player: Player, drawn: int | None, tile: int) -> int:
+        """攔胡 with a press between (D3): when two other seats both win on a kind this seat
+        holds, the dice willing, it discards that kind (a bot's choice, breaking no rule);
+        `_claims` then plays the farther 胡, a third seat's 碰 (槓 with three) and the nearer
+        胡. A third seat holding a pair is preferred (its 碰 a claim that lost); with none, its
+        press is a hasty one, the button alone all the same. The tile to discard."""
+        kinds = {k for k, n in enumerate(player.counts()) if n}
+        if player.declared:  # a declared hand throws its drawn tile
+            kinds &= {tile_kind(drawn)} if drawn is not None else set()
+        plans = self._intercept_plans(player, kinds)
+        if not plans or not self._dare("intercepted_win"):
+            return tile
+        plan = (self._paired(plans) or plans)[0]
+        self.intercept = plan
+        return next(t for t in reversed(player.hand) if tile_kind(t) == plan.kind)
+
+    def _both_win(self, a: int, b: int) -> list[int]:
+        """The kinds both seats would win on from a discard, with nothing barring either."""
+        kinds: set[int] | None = None
+        for seat in (a, b):
+            p = self.players[seat]
+            if p.dead or p.passed_win or seat in self.lying_in_wait or seat in self.tempted:
+                return []
+            shown = [tile_kind(t) for t in p.dazi if t in p.hand]
+            waits = {
+                k for k in p.waits()
+                if p.can_win_with(k) and not _touches(p.shown, k) and not _touches(shown, k)
+            }  # fmt: skip
+            kinds = waits if kinds is None else kinds & waits
+        return sorted(kinds or ())
+
+    def _intercepted_win(self, discarder: Player, tile: int, first_discard: bool) -> None:
+        """The 攔胡 set up by this discard: the farther claimant presses 胡, the third seat
+        presses 碰 (or 槓), the nearer presses 胡 and reveals; only the winner reveals, the
+        other presses lose on priority (the button alone, replay-format.md). No violation
+        for anyone; the nearer seat wins, the discarder pays (§3)."""
+        plan, self.intercept = self.intercept, None
+        assert plan is not None and plan.kind == tile_kind(tile)
+        near, far, third = (self.players[s] for s in (plan.near, plan.far, plan.third))
+        first = SeatButton(far.seat, Button.WIN)
+        self.emit(first)
+        pressed = Button.KONG if third.counts()[plan.kind] >= 3 else Button.PONG
+        self.emit(SeatButton(third.seat, pressed))
+        self.situations.append(Injected("intercepted_win", near.seat, first))
+        timing = self._discard_timing(near, first_discard)
+        discarder.discards.pop()
+        near.hand.append(tile)
+        self._win(near, plan.kind, "discard", payer=discarder.seat, timing=timing)
+
     def _tempted(self, player: Player) -> bool:
         """A seat set on a `passed_win` breach lets every win go (legal) until it holds 過水
-        when a winning discard comes; so set at the code's chance, on a win it could take."""
-        if not self.violations.on("passed_win"):
+        when a winning discard comes; so set at the code's chance, on a win it could take.
+        Not a seat that showed a 搭子: it is set on its own breach (`restriction_8_win`)."""
+        if not self.violations.on("passed_win") or player.dazi:
             return False
         if player.seat not in self.tempted:
             if self.fault_dice.rng.random() >= self.violations.chance("passed_win"):
@@ -768,16 +1049,25 @@ class HandSim:
         self.emit(HandRevealed(player.seat, tuple(player.hand)))
         self._settle_false_win(player, 0, ["false_win"])
 
-    def _passed_win(self, player: Player, discarder: Player, tile: int, timing: str | None) -> None:
-        """Breach: a win on a discard while 過水 holds (D1). 詐胡 on the 牌面 it would score."""
+    def _barred_win(
+        self,
+        player: Player,
+        discarder: Player,
+        tile: int,
+        timing: str | None,
+        code: str,
+        kind: str = "",
+    ) -> None:
+        """Breach: a win on a discard a rule bars (過水 D1, 禁制 8). 詐胡 on the 牌面 it would
+        score (taiwan16.md §3)."""
         discarder.discards.pop()
         player.hand.append(tile)
         declaration = self._win_declaration(player, tile_kind(tile), "discard", False, timing)
-        self._breach("passed_win", player, SeatButton(player.seat, Button.WIN))
+        self._breach(code, player, SeatButton(player.seat, Button.WIN), kind)
         self.emit(HandRevealed(player.seat, tuple(player.hand)))
         result = score(parse_hand(declaration), self.profile)
         assert result.valid, (declaration, result.reason)
-        self._settle_false_win(player, result.tai, ["passed_win"], declaration, result.to_json())
+        self._settle_false_win(player, result.tai, [code], declaration, result.to_json())
 
     def _settle_false_win(
         self,
@@ -881,3 +1171,4 @@ class HandSim:
         result.places = self.wall.places
         result.injected = list(self.injected)
         result.violations = list(self.breaches)
+        result.situations = list(self.situations)

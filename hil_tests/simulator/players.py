@@ -53,6 +53,7 @@ class Player:
     dead: bool = False  # 相公: may only draw and discard, never claim, win or declare
     void_declared: bool = False  # a void 天聽/地聽 was pressed (injected once per hand)
     shown: set[int] = field(default_factory=set)  # 禁制 8: kinds shown by its own fault
+    dazi: tuple[int, ...] = ()  # 禁制 8: a 搭子 (tile ids) shown by its own fault, its wait's
 
     @property
     def sets_needed(self) -> int:
@@ -137,7 +138,8 @@ class Player:
 
     def chow_options(self, kind: int) -> list[int]:
         """The lowest kinds of the sequences `kind` makes with two hand tiles (禁制 6 kept:
-        not the tile this seat just discarded, nor its 絡)."""
+        not the tile this seat just discarded, nor its 絡; 禁制 8 kept: no tile of a kind
+        it showed)."""
         if kind >= 27:
             return []
         last = self.last_discard_kind
@@ -148,7 +150,8 @@ class Player:
         for low in (kind - 2, kind - 1, kind):
             if low < 0 or low // 9 != kind // 9 or low % 9 > 6:
                 continue
-            if all(counts[k] for k in (low, low + 1, low + 2) if k != kind):
+            own = [k for k in (low, low + 1, low + 2) if k != kind]
+            if all(counts[k] for k in own) and not self.shown.intersection(own):
                 options.append(low)
         return options
 

@@ -25,11 +25,14 @@ def event_of(message: Message, table: str, boot_id: int, seq: int, ts: float = 0
 
 @dataclass
 class RecordedHand:
-    """One hand's events and ground truth; `breaches` as (boot_id, seq, seat, code)."""
+    """One hand's events and ground truth; `breaches` as (boot_id, seq, seat, code, also)
+    (`also`: the seq of an earlier event of the same act, or 0), and `faults` (boot_id,
+    seq, seat, fault code) for the sensor faults the mirror must see through (a re-read)."""
 
     events: list[Event]
     truth: HandResult
-    breaches: list[tuple[int, int, int, str]] = field(default_factory=list)
+    breaches: list[tuple[int, int, int, str, int]] = field(default_factory=list)
+    faults: list[tuple[int, int, int, str]] = field(default_factory=list)
 
 
 def record_game(
@@ -55,6 +58,14 @@ def record_game(
             seq += 1
             seq_of[id(message)] = seq
             events.append(event_of(message, table, boot_id, seq))
-        breaches = [(boot_id, seq_of[id(v.message)], v.seat, v.code) for v in truth.violations]
-        recorded.append(RecordedHand(events, truth, breaches))
+        breaches = [
+            (boot_id, seq_of[id(v.message)], v.seat, v.code, seq_of.get(id(v.also), 0))
+            for v in truth.violations
+        ]
+        sensor = [
+            (boot_id, seq_of[id(s.message)], s.seat, s.fault)
+            for s in truth.situations
+            if s.fault is not None
+        ]
+        recorded.append(RecordedHand(events, truth, breaches, sensor))
     return recorded

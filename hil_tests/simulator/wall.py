@@ -78,6 +78,23 @@ class Wall:
             self._stacks.pop()
         return tile
 
+    def bring_to_front(self, tile: int) -> None:
+        """Rig the wall: `tile` (still in it) changes places with the next front tile, as if
+        the shuffle had laid them so; `places` follow, so the truth stays physical."""
+        front = self._stacks[0]
+        for stack in self._stacks:
+            if tile in stack:
+                i, j = stack.index(tile), 0
+                stack[i], front[j] = front[j], stack[i]
+                a, b = tile, stack[i]
+                self.places[a], self.places[b] = self.places[b], self.places[a]
+                return
+        raise ValueError(f"tile {tile} is not in the wall")
+
+    def front_tiles(self, n: int) -> list[int]:
+        """The next `n` tiles from the front (the drawable ones, when `n` is `drawable`)."""
+        return [t for stack in self._stacks for t in stack][:n]
+
     def remaining(self) -> list[int]:
         """The tiles still in the wall, front first."""
         return [t for stack in self._stacks for t in stack]

@@ -25,7 +25,7 @@ from mjtable.commands.profile import add_profile_option, load_profile
 
 VERDICT_KEYS = (
     "events_lost", "duplicates_delivered", "mismatches",
-    "mirror_mismatches", "violations_missed", "violations_false",
+    "mirror_mismatches", "violations_missed", "violations_false", "faults_missed", "faults_false",
     "service_mismatches", "ledger_mismatches", "stored_violations_missed",
     "stored_violations_false",
 )  # fmt: skip
@@ -42,7 +42,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             "line of ground truth per hand. soak: --hands hands through simulator → pty → "
             "bridge → MQTT → far end; the last line is a JSON summary and the exit status is "
             "1 unless events_lost, duplicates_delivered, mismatches, and the game mirror's "
-            "mirror_mismatches, violations_missed and violations_false are all 0."
+            "mirror_mismatches, violations_missed, violations_false, faults_missed and "
+            "faults_false are all 0 (`classes` gives the hands judged wrong by class injected)."
         ),
     )
     p.add_argument("mode", nargs="?", choices=("run", "soak"), default="run")
@@ -59,13 +60,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--seed", type=int, default=1, help="same seed, same game (default 1)")
     p.add_argument("--faults", default="none",
                    help="none, all, or a comma list: corruption, drop, duplicate, burst, unplug, "
-                   "reboot, broker_restart, misread")  # fmt: skip
+                   "reboot, broker_restart, misread, reread")  # fmt: skip
     p.add_argument("--violations", type=float, default=0.0, metavar="RATE",
                    help="chance per opportunity that a player breaks a rule on purpose, "
                    "recorded in the ground truth (default 0; rare breaches are tried "
                    "more often)")  # fmt: skip
     p.add_argument("--violation-codes", default="all", metavar="CODES",
-                   help="all (default), or a comma list of: " + ", ".join(SUPPORTED))  # fmt: skip
+                   help="all (default), or a comma list of the classes (codes, variants, "
+                   "situations): " + ", ".join(SUPPORTED))  # fmt: skip
     p.add_argument("--mqtt", metavar="URL", help="soak: an external broker (default: start one)")
     p.add_argument("--workdir", type=Path, help="soak: keep ptys, outboxes, broker files here")
     p.add_argument(
