@@ -510,3 +510,49 @@ def test_a_revealed_hand_unlike_the_one_seen_is_an_impossible_fault() -> None:
     t.reveal(2, tiles)
     t.finish()
     assert (seq, "impossible") in t.faults()
+
+
+# --- the tiles after a win ---------------------------------------------------------------
+
+
+def test_after_a_win_on_a_discard_the_tile_is_in_the_winners_hand() -> None:
+    t = rival_winners()
+    t.win(2)
+    assert t.hand().result == "win"
+    assert t.seat_state(0)["discards"] == []
+    assert t.seat_state(2)["concealed_count"] == 17
+    assert "6s" in t.seat_state(2)["concealed"]
+
+
+def test_after_a_self_draw_the_hand_holds_its_17_tiles() -> None:
+    t = Script(quiet({2: READY_8S}))
+    t.discard(0, "2m")
+    t.cycle(1)
+    t.draw(2, "8s")
+    t.win(2)
+    assert t.hand().result == "win"
+    assert t.seat_state(2)["concealed_count"] == 17
+    assert t.seat_state(1)["discards"] != []
+
+
+ROBBER = "2m 3m 4m 6m 7m 8m 2s 3s 4s 3p 3p 3p 8p 9p C C"  # seat 3: waits 7p alone
+ADDER = "E E E E S S S S 1p 1p 1p 1p 9p 9p 7p 7p"  # seat 1: a pair of 7p
+
+
+def test_robbing_the_kong_leaves_the_adder_its_pong() -> None:
+    """搶槓 (§3): seat 3 wins on the tile seat 1 added to its pong; the kong is not made,
+    seat 1 keeps its pong and the tile is in the winner's hand."""
+    t = Script(quiet({1: ADDER, 3: ROBBER}, extra="7p"))
+    t.discard(0, "7p")
+    t.pong(1, 0)
+    t.discard(1, "9p")
+    t.cycle(2)
+    t.cycle(3)
+    t.cycle(0)
+    t.draw(1, "7p")
+    t.kong(1, "7p", "added")
+    t.win(3)
+    assert (t.hand().result, t.hand().kind, t.hand().payer) == ("win", "robbing_kong", 1)
+    melds = t.seat_state(1)["melds"]
+    assert [(m["kind"], len(m["tiles"])) for m in melds] == [("pong", 3)]
+    assert t.seat_state(3)["concealed_count"] == 17
