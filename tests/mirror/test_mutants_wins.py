@@ -556,3 +556,15 @@ def test_robbing_the_kong_leaves_the_adder_its_pong() -> None:
     melds = t.seat_state(1)["melds"]
     assert [(m["kind"], len(m["tiles"])) for m in melds] == [("pong", 3)]
     assert t.seat_state(3)["concealed_count"] == 17
+
+
+def test_a_win_on_a_discard_revealed_with_a_tile_never_seen_is_an_impossible_fault() -> None:
+    """Seat 2 presses 胡 on the dealer's 6s and the reveal lists, instead of that 6s, a
+    tile still in the wall: an `impossible` fault at the reveal (the verdict that
+    follows is not pinned here)."""
+    t = rival_winners()
+    t.button(2, "win")
+    seq = t.seq + 1
+    t.reveal(2, [*t.concealed[2], t.alloc("9s")])
+    t.finish()
+    assert (seq, "impossible") in t.faults()
