@@ -568,3 +568,27 @@ def test_a_win_on_a_discard_revealed_with_a_tile_never_seen_is_an_impossible_fau
     t.reveal(2, [*t.concealed[2], t.alloc("9s")])
     t.finish()
     assert (seq, "impossible") in t.faults()
+
+
+ALSO_7P = "2m 3m 4m 6m 7m 8m 2s 3s 4s 6s 6s 6s 6p 8p W W"  # seat 2: waits 7p alone
+
+
+def test_two_seats_rob_one_kong_the_nearer_after_the_adder_wins() -> None:
+    """搶槓 by two seats (§3 攔胡): seat 3 presses first, seat 2 (nearer after the adder,
+    seat 1) presses and reveals: seat 2 wins, the adder pays, seat 3 settles nothing."""
+    t = Script(quiet({1: ADDER, 2: ALSO_7P, 3: ROBBER}, extra="7p"))
+    t.discard(0, "7p")
+    t.pong(1, 0)
+    t.discard(1, "9p")
+    t.cycle(2)
+    t.cycle(3)
+    t.cycle(0)
+    t.draw(1, "7p")
+    t.kong(1, "7p", "added")
+    t.button(3, "win")
+    t.win(2)
+    t.button(3, "pass")
+    assert t.violations() == []
+    wins = [(h.result, h.kind, h.seat, h.payer) for h in t.hands()]
+    assert wins == [("win", "robbing_kong", 2, 1)]
+    assert t.hand().net[3] == 0
