@@ -202,17 +202,19 @@ class Tally:
         }
 
 
-def deal_correction(last: HandResult | None) -> dict[str, Any] | None:
-    """The referee's correction after a hand the sensors misread: the deal the truth says
-    follows it (a `deal` correction body, as the service's API takes), else None."""
-    if last is None or not last.injected:
+def deal_correction(last: HandResult | None, misjudged: bool = False) -> dict[str, Any] | None:
+    """The referee's correction after a hand the sensors misread (or, `misjudged`, one the
+    mirror judged wrong): the deal the truth says follows it (a `deal` correction body, as
+    the service's API takes), else None."""
+    if last is None or not (last.injected or misjudged):
         return None
     following = last.deal.next(hand_end(last))
     if following is None:
         return None
+    note = "sensor misread" if last.injected else "a verdict the referee overturned"
     return {
         "kind": "deal", "dealer": following.dealer, "streak": following.streak,
-        "round_wind": following.round_wind, "note": "sensor misread: the referee's deal",
+        "round_wind": following.round_wind, "note": f"{note}: the referee's deal",
     }  # fmt: skip
 
 
@@ -274,10 +276,15 @@ class FarEnd:
         return True
 
     def _referee(self, mirror: TableMirror) -> None:
-        """Correct the deal after a hand whose sensors were wrong (a misread)."""
-        done = len(self.judged.get(mirror.table, []))
-        last = self.truth(mirror.table, done - 1) if self.truth and done else None
-        correction = deal_correction(last)
+        """Correct the deal after a hand whose sensors were wrong (a misread), or that the
+        mirror judged wrong (counted as a mismatch all the same): one wrong verdict is not
+        let to mislead every later hand, so each class's figures stay its own."""
+        judged = self.judged.get(mirror.table, [])
+        last = self.truth(mirror.table, len(judged) - 1) if self.truth and judged else None
+        misjudged = last is not None and bool(
+            hand_mismatches(judged[-1].record, judged[-1].seen, last)
+        )
+        correction = deal_correction(last, misjudged)
         if correction is not None:
             mirror.correct_deal(
                 correction["dealer"], correction["streak"], correction["round_wind"]

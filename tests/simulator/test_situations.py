@@ -6,6 +6,7 @@ to carry the ground truth the soak compares (and the soak's tally to compare it)
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Iterator
 
@@ -26,9 +27,9 @@ from firmware_bridge.protocol.catalogue import (
 from hil_tests.simulator.faults import Faults, TableFaults
 from hil_tests.simulator.hand import HandResult, HandSim
 from hil_tests.simulator.recording import record_game
-from hil_tests.simulator.session import TableSim
+from hil_tests.simulator.session import TableSim, hand_end
 from hil_tests.simulator.violations import RARE, SUPPORTED, Violations, code_of
-from hil_tests.truth import Breach, FarEnd, Tally, injected_classes
+from hil_tests.truth import Breach, FarEnd, Tally, deal_correction, injected_classes
 from table_service.mirror.records import Fault, Violation
 from table_service.rules import Profile, parse_hand, score
 from table_service.rules.profile import Rules
@@ -419,3 +420,28 @@ def test_fifty_hands_at_two_percent_show_each_class_a_few_times() -> None:
             for name in injected_classes(result):
                 seen[name] += 1
     assert all(n >= 2 for n in seen.values()), seen
+
+
+def test_a_hand_judged_wrong_has_its_deal_corrected_and_counts_once() -> None:
+    """The far end's referee corrects the deal after a hand the mirror judged wrong, as
+    after a misread: the wrong verdict is one mismatch, not a cascade over later hands."""
+    recorded = record_game(13, 4, violations=Violations(0.05))
+    truths = [h.truth for h in recorded]
+    first = truths[0]
+    net = [n + d for n, d in zip(first.net, (5, -5, 0, 0), strict=True)]
+    truths[0] = dataclasses.replace(first, net=net)
+    far = FarEnd(lambda _, n: truths[n] if 0 <= n < len(truths) else None)
+    for h in recorded:
+        for event in h.events:
+            far.apply(event)
+    far.finish()
+    tally = far.tally({"sim": (truths, [Breach(*b) for h in recorded for b in h.breaches])})
+    assert far.corrected == 1 and tally.mirror_mismatches == 1
+    assert deal_correction(truths[0]) is None
+    following = truths[0].deal.next(hand_end(truths[0]))
+    assert following is not None
+    assert deal_correction(truths[0], misjudged=True) == {
+        "kind": "deal", "dealer": following.dealer, "streak": following.streak,
+        "round_wind": following.round_wind, "note": "a verdict the referee overturned: "
+        "the referee's deal",
+    }  # fmt: skip
