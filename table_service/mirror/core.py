@@ -7,7 +7,7 @@ Calls from one part into another are declared here, for the type checker only.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Final, cast
+from typing import TYPE_CHECKING, Any, Final, Literal, cast
 
 from table_service.mirror.judge import WinClaim
 from table_service.mirror.records import (
@@ -55,7 +55,9 @@ class MirrorCore:
         self._last_reveal: tuple[int, int] | None = None  # (seat, flower) just revealed
         self._robbed: tuple[int, int] | None = None  # 七搶一 (1): (robbed seat, flower id)
         self._r5: tuple[int, frozenset[int]] | None = None  # 禁制 5 after an 暗槓
-        self._deal_uncertain = False  # a hand went unjudged: the next deal's dealer is learnt
+        # The next deal is learnt from who takes its first tiles: "unjudged" after a hand
+        # whose result is not known, "gap" when a whole hand may have been lost (drawing.py)
+        self._deal_uncertain: Literal["unjudged", "gap"] | None = None
         self._start_lost = False  # a gap between hands: the next hand may begin unseen
 
     def __setstate__(self, state: dict[str, Any]) -> None:

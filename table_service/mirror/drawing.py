@@ -178,14 +178,28 @@ class DrawingMixin(MirrorCore):
 
     def _learn_dealer(self, hand: HandState, seat: int) -> None:
         """After a hand that was not judged, the seat taking the first dealt tiles is the
-        dealer (a new dealer starts at 連0; the same one keeps its streak, a referee's
-        correction sets it right)."""
-        self._deal_uncertain = False
-        if seat == self.deal.dealer or hand.dice is None:
-            return
-        self.deal = Deal(seat, 0, self.deal.round_wind, self.deal.first_dealer)
+        dealer: the same one kept the deal (連莊, N + 1: it won or the hand was drawn),
+        the next one took it over (連0, the round wind moving on as usual), any other is
+        followed at 連0. A non-dealer's 詐胡 keeps the dealer at N, which the deal cannot
+        show: the referee's correction sets it right. After a gap between judged hands
+        the deal stands unless another seat deals (then at 連0)."""
+        unjudged = self._deal_uncertain == "unjudged"
+        self._deal_uncertain = None
+        deal = self.deal
+        if not unjudged:  # the last hand was judged: its deal holds unless the table differs
+            following = deal if seat == deal.dealer else None
+        elif seat == deal.dealer:
+            following = deal.next("draw")
+        elif seat == (deal.dealer + 1) % SEATS:
+            following = deal.next("other_win")
+        else:
+            following = None
+        if following is None or following.dealer != seat:
+            following = Deal(seat, 0, deal.round_wind, deal.first_dealer)
+        self.deal = following
         hand.dealer = seat
-        hand.opening_seat = counted_seat(seat, sum(hand.dice))
+        if hand.dice is not None:
+            hand.opening_seat = counted_seat(seat, sum(hand.dice))
 
     def _play_draw(self, hand: HandState, seat: int, tile: int, back: bool) -> None:
         s = hand.seats[seat]

@@ -92,17 +92,20 @@ class TableMirror(DrawingMixin, ClaimsMixin, WinsMixin):
             self.hand.dealer = dealer
 
     def start_session(self, session: SessionStart) -> list[Record]:
-        """Start (or restart) the session; a hand in progress is followed to its end but not
-        judged (the session did not see it from its start), and the session's deal is the
-        next hand's."""
+        """Start (or restart) the session. A hand whose tiles have begun to move is followed
+        to its end but not judged (the session did not see it from its start): the session
+        tells its deal, and the next deal is learnt from who takes the first tiles. A hand
+        still shuffling or built is the session's, dealt by its dealer."""
         self._out = []
         self.session = session
         self.profile = session.rule_profile()
         self.deal = session.deal()
+        self._deal_uncertain = None  # the session tells the deal
         hand = self.hand
-        if hand is not None and hand.phase not in ("over", "idle"):
-            self._unseen("a session started in the middle of a hand")
-            self._deal_uncertain = False  # the session says who deals next
+        if hand is not None and hand.phase in ("shuffling", "built"):
+            hand.dealer = self.deal.dealer  # no tile has moved: the hand is the session's
+        elif hand is not None and hand.phase not in ("over", "idle"):
+            self._unseen("a session started in the middle of a hand")  # its deal: this hand's
         else:
             self.hand = None
         self.hands = 0
@@ -139,11 +142,12 @@ class TableMirror(DrawingMixin, ClaimsMixin, WinsMixin):
         begins beyond the hole (its tiles moving with no shuffle seen) was never seen from
         its start. Either is followed without judging until the next shuffle; the dealer
         of the next deal is learnt from it."""
+        if gap and not self._deal_uncertain:
+            self._deal_uncertain = "gap"  # a whole hand may be in the hole
         if kind == "shuffle_started":
             self._start_lost = False
             return
         if gap:
-            self._deal_uncertain = True
             hand = self.hand
             if hand is not None and hand.phase not in ("over", "idle"):
                 self._unseen(f"events before seq {self._seq} are missing")
@@ -261,7 +265,7 @@ class TableMirror(DrawingMixin, ClaimsMixin, WinsMixin):
             self.deal = Deal(self.deal.first_dealer, 0, 0, self.deal.first_dealer)
             self.jiang_over = False
         if self.hand is not None and self.hand.unseen:
-            self._deal_uncertain = True  # who won it was not judged: the deal will tell
+            self._deal_uncertain = "unjudged"  # who won it is not known: the deal will tell
         self.hand = HandState([SeatState(s) for s in range(SEATS)], self.deal.dealer)
         self._settled = None
         return self.hand
@@ -308,6 +312,8 @@ class TableMirror(DrawingMixin, ClaimsMixin, WinsMixin):
 
     def _tiles_left(self, body: Any) -> None:
         hand = self.hand
+        if self._start_lost:
+            return  # a count of a hand whose start the gap swallowed: nothing to check
         if hand is not None and self._count_after_misread(hand, body.count):
             return
         if hand is not None and body.count != hand.wall:
@@ -358,7 +364,7 @@ class TableMirror(DrawingMixin, ClaimsMixin, WinsMixin):
         assert hand is not None
         if hand.unseen:  # not judged: no record, no money, the deal learnt from the next
             hand.phase, hand.result, hand.pending = "over", result, None
-            self._deal_uncertain = True
+            self._deal_uncertain = "unjudged"
             return
         net = [0] * SEATS
         for p in payments:

@@ -61,6 +61,32 @@ def test_gap_between_hands_loses_the_next_hands_start() -> None:
     t.new_hand(quiet(dealer=1), dealer=1)  # the table's dealer, not the mirror's 0
     assert t.violations() == []
     assert t.mirror.hand is not None and t.mirror.hand.dealer == 1
+    assert t.mirror.deal.streak == 0  # the deal passed: 連0
+
+
+def test_after_an_unseen_hand_the_same_dealer_is_a_continued_deal() -> None:
+    """The dealer deals again after a hand the mirror did not judge: it won or the hand
+    was drawn, so the streak grows (連莊)."""
+    t = Script(quiet())
+    t.skip(2)
+    t.discard(0, "2m")  # the gap: this hand is not judged
+    t.new_hand(quiet())
+    assert t.mirror.hand is not None and t.mirror.hand.dealer == 0
+    assert (t.mirror.deal.dealer, t.mirror.deal.streak) == (0, 1)
+    assert t.violations() == []
+
+
+def test_a_count_after_a_gap_between_hands_is_not_checked() -> None:
+    """The first event past the hole is the next hand's count: it belongs to a hand the
+    mirror has not seen, so it is not compared with the last one's."""
+    t = Script(quiet())
+    t.discard(0, "2m")
+    t.burn(0)
+    t.finish()
+    t.skip(30)
+    t.emit({"kind": "tiles_left", "count": 100})
+    t.emit({"kind": "tile_discarded", "seat": 1, "tile": t.alloc("7p")})
+    assert [code for _, code in t.faults()] == ["gap", "hand_unseen"]
 
 
 def test_gap_twin_the_hand_seen_whole_is_judged() -> None:

@@ -201,4 +201,21 @@ def test_a_session_restart_drops_a_pending_win() -> None:
     assert t.mirror.snapshot()["hand"]["seats"][0]["discards"] == ["9p"]
     t.new_hand(quiet(dealer=2))
     assert t.mirror.hand is not None and t.mirror.hand.dealer == 2
+    assert t.mirror.deal.streak == 1  # the session's dealer kept the deal: 連莊
     assert t.violations() == [] and t.faults() == []
+
+
+def test_a_session_started_before_the_deal_owns_the_hand() -> None:
+    """No tile has moved yet (the table is shuffling): the hand is the session's, judged."""
+    t = Script()
+    t.emit({"kind": "shuffle_started"})
+    assert t.mirror.start_session(SessionStart(table=TABLE, dealer=1, streak=2)) == []
+    t.emit({"kind": "shuffle_finished"})
+    t.emit({"kind": "wall_built", **FULL_WALL})
+    t.emit({"kind": "dice_rolled", "roll": "deal", "die_1": 1, "die_2": 2, "die_3": 2})
+    for code in ["E", "E", "E", "E"]:
+        t.draw(1, code)  # the session's dealer takes the first four
+    assert t.records == []
+    assert t.mirror.hand is not None and t.mirror.hand.dealer == 1
+    assert t.mirror.snapshot()["hand"]["judged"] is True
+    assert (t.mirror.deal.dealer, t.mirror.deal.streak) == (1, 2)
