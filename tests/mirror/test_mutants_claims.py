@@ -37,3 +37,50 @@ def test_a_turns_draw_from_the_back_kept_and_discarded_is_that_turns_draw() -> N
     assert t.violations() == [(seq, 1, "wrong_end")]
     assert t.seat_state(1)["concealed_count"] == 16
     assert t.seat_state(1)["discards"] == ["3m"]
+
+
+def test_a_discard_before_the_kongs_replacement_is_a_short_hand() -> None:
+    """The dealer's 暗槓 counts as a set of three; discarding before its replacement leaves
+    15 tiles: a short hand (相公), not a flower's replacement_order."""
+    t = Script(quiet())
+    t.kong(0, "P", "concealed")
+    seq = t.seq + 1
+    t.discard(0, "2m")
+    assert t.violations() == [(seq, 0, "hand_size")]
+    assert t.seat_state(0)["dead_hand"]
+
+
+def test_a_flower_drawn_in_play_and_kept_is_flagged_at_the_discard() -> None:
+    """§2: a flower drawn in play is revealed at once and replaced; seat 1 keeps it and
+    discards another tile: a flower not replaced before the discard (replacement_order)."""
+    t = Script(quiet())
+    t.discard(0, "2m")
+    t.draw(1, "h1")
+    seq = t.seq + 1
+    t.discard(1, "9p")
+    assert t.violations() == [(seq, 1, "replacement_order")]
+
+
+def test_a_dealt_flower_kept_past_the_first_discard_is_flagged_then() -> None:
+    """§2 補花: every dealt flower is revealed and replaced before play; seat 2 still holds
+    its dealt h3 when the dealer makes the hand's first discard (replacement_order)."""
+    t = Script(quiet({2: "W W W W N N N N 1s 1s 1s 1s 9s 9s 9s h3"}))
+    seq = t.seq + 1
+    t.discard(0, "2m")
+    assert t.violations() == [(seq, 2, "replacement_order")]
+    t.cycle(1)
+    assert t.violations() == [(seq, 2, "replacement_order")]
+
+
+READY_E = "2m 3m 4m 6m 7m 8m 2p 2p 2p 2s 3s 4s 7p 8p E E"  # seat 1: waits 6p 9p
+
+
+def test_pass_water_cleared_by_a_discard_reads_false() -> None:
+    """D1: seat 1 reaches to draw past the dealer's 6p (過水), then discards a tile that is
+    not a winning tile: cleared; the referee's picture shows the flag off (false)."""
+    t = Script(quiet({1: READY_E}, extra="6p"))
+    t.discard(0, "6p")
+    t.draw(1, "3p")
+    assert t.seat_state(1)["passed_win"] is True
+    t.discard(1, "3p")
+    assert t.seat_state(1)["passed_win"] is False
