@@ -84,3 +84,33 @@ def test_pass_water_cleared_by_a_discard_reads_false() -> None:
     assert t.seat_state(1)["passed_win"] is True
     t.discard(1, "3p")
     assert t.seat_state(1)["passed_win"] is False
+
+
+# --- melds the stream cannot explain (replay-format.md faults) --------------------------
+
+PAIR_2M = "E E E E S S S S 1p 1p 1p 1p 9p 9p 2m 2m"  # seat 1: a pair of 2m
+
+
+def test_a_meld_listing_one_tile_twice_is_a_tile_twice_fault_and_changes_nothing() -> None:
+    t = Script(quiet({1: PAIR_2M}))
+    t.discard(0, "2m")
+    own = t.ids(1, "2m")[0]
+    seq = t.seq + 1
+    body = {"kind": "meld_exposed", "seat": 1, "meld": "pong", "from_seat": 0}
+    t.emit({**body, "tiles": [t.offered, own, own]})
+    assert t.faults() == [(seq, "tile_twice")]
+    assert t.violations() == []
+    assert t.seat_state(1)["melds"] == []
+
+
+def test_a_meld_with_a_flower_in_it_is_impossible_and_changes_nothing() -> None:
+    t = Script(quiet({1: "E E E E S S S S 1p 1p 1p 1p 9p 9p 2m h1"}))
+    t.discard(0, "2m")
+    seq = t.seq + 1
+    tiles = [t.offered, *t.ids(1, "2m h1")]
+    out = t.emit(
+        {"kind": "meld_exposed", "seat": 1, "meld": "pong", "from_seat": 0, "tiles": tiles}
+    )
+    assert t.faults(out) == [(seq, "impossible")]
+    assert t.violations(out) == []
+    assert t.seat_state(1)["melds"] == []
