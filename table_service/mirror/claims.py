@@ -372,6 +372,8 @@ class ClaimsMixin(MirrorCore):
         kind = tile_kind(tile)
         if s.passed_win and kind not in s.waits():
             s.passed_win = False  # D1: a 加槓 of a tile that is not a winning tile clears it
+        if hand.pending is not None:  # the discard before it: who let a win go has 過水 (D1)
+            self._close_claims(hand, hand.pending, claimer=None, lose_wins=True)
         winners = {o.seat for o in hand.seats if o is not s and o.can_win_with(kind)}
         hand.pending = Pending(tile, seat, hand.drawable, winners, added_kong=True)
         self._kong_replacement(hand, s)

@@ -709,3 +709,26 @@ def test_a_self_drawn_earthly_win_without_heavenly_ready_when_the_profile_says_s
     assert t.violations() == []
     assert {"earthly_win", "concealed_self_draw"} <= items(t)
     assert not {"heavenly_ready", "concealed"} & items(t)
+
+
+def test_d1_a_win_let_go_before_an_added_kong_is_still_passed() -> None:
+    """Seat 2 lets seat 0's 6s go; seat 1 draws and makes a 加槓 before discarding: the
+    discard's window closes with seat 2's 過水 set, so its later self-draw is a 詐胡."""
+    adder = "E E E E S S S S 1p 1p 1p 1p 9p 9p 7p 7p"
+    t = Script(quiet({1: adder, 2: READY_W}, extra="7p"))
+    t.discard(0, "7p")
+    t.pong(1, 0)
+    t.discard(1, "9p")
+    t.cycle(2)
+    t.cycle(3)
+    t.draw(0, "6s")
+    t.discard(0, "6s")  # seat 2 could win on it and lets it go
+    t.draw(1, "7p")
+    t.kong(1, "7p", "added")
+    t.replacement(1)
+    t.discard(1, "9p")
+    t.draw(2, "9s")
+    seq = t.seq + 1
+    t.win(2)
+    assert t.violations() == [(seq, 2, "passed_win")]
+    assert t.hand().result == "false_win"
