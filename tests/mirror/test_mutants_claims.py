@@ -114,3 +114,39 @@ def test_a_meld_with_a_flower_in_it_is_impossible_and_changes_nothing() -> None:
     assert t.faults(out) == [(seq, "impossible")]
     assert t.violations(out) == []
     assert t.seat_state(1)["melds"] == []
+
+
+def test_a_pong_with_no_discard_to_claim_is_impossible() -> None:
+    """Seat 1 lays down a pong before any discard was made: nothing to claim, an
+    `impossible` fault (what else the mirror makes of it is not pinned here)."""
+    t = Script(quiet({1: "E E E E S S S S 1p 1p 1p 1p 9p 9p 9p 9p"}))
+    seq = t.seq + 1
+    tiles = t.ids(1, "9p 9p 9p")
+    t.emit({"kind": "meld_exposed", "seat": 1, "meld": "pong", "from_seat": 0, "tiles": tiles})
+    assert (seq, "impossible") in t.faults()
+
+
+ADDER = "E E E E S S S S 1p 1p 1p 1p 9p 9p 7p 7p"  # seat 1: a pair of 7p
+PAIR_2M_2 = "W W W W N N N N 1s 1s 1s 1s 9s 9s 2m 2m"  # seat 2: a pair of 2m
+
+
+def test_a_pong_of_the_last_discard_after_the_next_draw_and_a_kong_is_late() -> None:
+    """D3: the dealer's 2m; seat 1 draws (a 碰 of the 2m is late from then on) and adds a
+    kong; seat 2 then pongs the 2m still lying there: a late claim."""
+    t = Script(quiet({1: ADDER, 2: PAIR_2M_2}, extra="7p"))
+    t.discard(0, "7p")
+    t.pong(1, 0)
+    t.discard(1, "9p")
+    t.cycle(2)
+    t.cycle(3)
+    t.cycle(0, "2m")
+    two = t.offered
+    assert two is not None
+    t.draw(1, "7p")
+    t.kong(1, "7p", "added")
+    assert t.seat_state(0)["discards"][-1] == "2m"
+    seq = t.seq + 1
+    tiles = [two, *t.ids(2, "2m 2m")]
+    t.emit({"kind": "meld_exposed", "seat": 2, "meld": "pong", "from_seat": 0, "tiles": tiles})
+    assert t.violations() == [(seq, 2, "late_claim")]
+    assert t.faults() == []
