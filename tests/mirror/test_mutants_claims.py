@@ -150,3 +150,14 @@ def test_a_pong_of_the_last_discard_after_the_next_draw_and_a_kong_is_late() -> 
     t.emit({"kind": "meld_exposed", "seat": 2, "meld": "pong", "from_seat": 0, "tiles": tiles})
     assert t.violations() == [(seq, 2, "late_claim")]
     assert t.faults() == []
+
+
+def test_a_pong_of_three_different_tiles_is_impossible() -> None:
+    """A 碰 is three of one kind: 2m 3m 4m reported as a pong is no pong, an `impossible`
+    fault (what else the mirror makes of it is not pinned here)."""
+    t = Script(quiet({1: "E E E E S S S S 1p 1p 1p 1p 9p 9p 3m 4m"}))
+    t.discard(0, "2m")
+    seq = t.seq + 1
+    tiles = [t.offered, *t.ids(1, "3m 4m")]
+    t.emit({"kind": "meld_exposed", "seat": 1, "meld": "pong", "from_seat": 0, "tiles": tiles})
+    assert (seq, "impossible") in t.faults()
