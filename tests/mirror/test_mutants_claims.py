@@ -161,3 +161,29 @@ def test_a_pong_of_three_different_tiles_is_impossible() -> None:
     tiles = [t.offered, *t.ids(1, "3m 4m")]
     t.emit({"kind": "meld_exposed", "seat": 1, "meld": "pong", "from_seat": 0, "tiles": tiles})
     assert (seq, "impossible") in t.faults()
+
+
+CHOW_2M = "E E E E S S S S 1p 1p 1p 1p 9p 2m 3m 4m"  # seat 1: chows 2m with 3m 4m, keeps a 2m
+
+
+def test_passed_pong_after_the_tile_was_chowed() -> None:
+    """D2: seat 2 holds a pair of 2m and lets the dealer's 2m be chowed by seat 1 (a 碰
+    would have outranked the 吃); seat 1 then discards its own 2m (禁制 6) and seat 2
+    pongs it in the same go-round: 過碰."""
+    t = Script(quiet({1: CHOW_2M, 2: PAIR_2M_2}))
+    t.discard(0, "2m")
+    t.chow(1, 0, "3m 4m")
+    discard = t.seq + 1
+    t.discard(1, "2m")
+    pong = t.seq + 2  # the button, then the meld
+    t.pong(2, 1)
+    assert t.violations() == [(discard, 1, "restriction_6"), (pong, 2, "passed_pong")]
+
+
+def test_a_ponged_tile_leaves_the_discarders_discards() -> None:
+    t = Script(quiet({1: PAIR_2M}))
+    t.discard(0, "2m")
+    assert t.seat_state(0)["discards"] == ["2m"]
+    t.pong(1, 0)
+    assert t.seat_state(0)["discards"] == []
+    assert [m["kind"] for m in t.seat_state(1)["melds"]] == ["pong"]
