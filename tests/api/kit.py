@@ -70,8 +70,8 @@ async def clear_retained(url: str, base: str, tables: Sequence[str]) -> None:
 
 
 def game_of(seed: int = 19, hands: int = 4) -> list[RecordedHand]:
-    """A deterministic game: seed 19 has four wins worth 台, a few breaches and a few
-    misread tiles (faults)."""
+    """A deterministic game: seed 19 has three wins worth 台 then a drawn hand, a few
+    breaches and a few misread tiles (faults)."""
     return record_game(seed, hands, violations=Violations(0.01), faults=TableFaults(misread=0.003))
 
 

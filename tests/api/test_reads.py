@@ -112,7 +112,14 @@ async def test_hands_carry_their_tai_items_and_payments(api: Api, game: list[Rec
         assert row["table"] == "t1" and row["session_id"] is not None
         assert (row["result"], row["net"]) == (expected_result(truth), list(truth.net))
         assert (row["dealer"], row["streak"]) == (truth.deal.dealer, truth.deal.streak)
-        assert truth.score is not None
+        if truth.score is None:  # a drawn hand: no 台, no items, no payments
+            assert (row["result"], row["tai"], row["items"], row["payments"]) == (
+                "drawn",
+                0,
+                [],
+                [],
+            )
+            continue
         assert row["tai"] == truth.score["tai"] == sum(i["tai"] for i in row["items"])
         assert sorted((i["id"], i["tai"]) for i in row["items"]) == sorted(
             (i["id"], i["tai"]) for i in truth.score["items"]
@@ -161,7 +168,7 @@ async def test_sessions_standings_and_a_ledger_that_sums_to_zero(
     ]
     assert sum(s["total"] for s in standings) == 0
     assert all(s["hands"] == len(game) for s in standings)
-    assert sum(s["wins"] for s in standings) == len(game)
+    assert sum(s["wins"] for s in standings) == sum(h.truth.end == "win" for h in game)
     ledger = await api.get(f"/api/sessions/{session['id']}/ledger")
     assert len(ledger) == 4 * len(game) and sum(line["amount"] for line in ledger) == 0
     by_hand: dict[int, list[int]] = {}
@@ -177,7 +184,7 @@ async def test_violations_with_a_status_filter_and_faults(
 ) -> None:
     await api.play("t1", events_of(game, "t1"))
     violations = await api.get("/api/violations")
-    injected = {(seq, seat, code) for h in game for _, seq, seat, code in h.breaches}
+    injected = {(seq, seat, code) for h in game for _, seq, seat, code, *_ in h.breaches}
     assert injected and {(v["seq"], v["seat"], v["code"]) for v in violations} >= injected
     assert all(v["status"] == "open" and v["decision"] is None for v in violations)
     assert await api.get("/api/violations", status="open") == violations
@@ -190,7 +197,8 @@ async def test_violations_with_a_status_filter_and_faults(
     assert response.status_code == 422
     assert response.json()["detail"][0]["loc"] == ["query", "status"]
     faults = await api.get("/api/faults")
-    assert faults and {f["code"] for f in faults} >= {"tile_twice", "count_mismatch"}
+    # a misread tile: one fault, and the table's count then agrees (nothing moved for it)
+    assert faults and {f["code"] for f in faults} == {"tile_twice"}
     assert all(f["table"] == "t1" and f["session_id"] == session_id for f in faults)
     assert await api.get("/api/faults", table="t9") == []
     assert await api.get("/api/corrections") == []

@@ -87,7 +87,7 @@ async def test_a_game_is_stored_as_the_truth_says_and_published(
         standings = store.standings(session.id)
         assert sum(s.total for s in standings) == 0
         flagged = {(v.seq, v.seat, v.code) for v in store.violations("t1", None, None)}
-        injected = {(seq, seat, code) for h in game for _, seq, seat, code in h.breaches}
+        injected = {(seq, seat, code) for h in game for _, seq, seat, code, *_ in h.breaches}
         assert injected <= flagged
         state = service.runner("t1").state()  # type: ignore[union-attr]
         assert state["online"] is True and state["hands"] >= len(game) - 1
