@@ -144,7 +144,7 @@ async def test_faults_lose_nothing_and_every_breach_is_flagged(
     )
     with tempfile.TemporaryDirectory() as tmp:
         async with open_loop(
-            hil_broker, Path(tmp), seed=8, faults=faults, name="hilfaults",
+            hil_broker, Path(tmp), seed=13, faults=faults, name="hilfaults",
             violations=Violations(0.03),
         ) as lp:  # fmt: skip
             for _ in range(4):
