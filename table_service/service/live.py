@@ -403,14 +403,16 @@ class Service:
             return  # owned by another process, or taken over: the bridge replays
         runner = await self._runner_with_session(work.table, pending)
         assert work.event is not None
-        if self.referee is not None and work.event.body.kind == "shuffle_started":
-            correction = self.referee(work.table, runner.mirror.hands)
-            if correction is not None:  # entered before the new hand, as a referee would
-                await self._flush(pending)
-                await self._service_entry(_Work(work.table, "correction", body=correction))
         records = runner.mirror.apply(work.event)
         applied = Applied("event", work.event, None, records, runner.session_id)
         pending.setdefault(work.table, []).append((applied, work))
+        if self.referee is not None and work.event.body.kind == "shuffle_started":
+            # asked once the shuffle has closed the hand before it (a 荒局, an unjudged
+            # hand), entered at the new hand's start, before any tile moves, as a referee would
+            correction = self.referee(work.table, runner.mirror.hands)
+            if correction is not None:
+                await self._flush(pending)
+                await self._service_entry(_Work(work.table, "correction", body=correction))
 
     async def _adopt(self, table: str, pending: dict[str, list[tuple[Applied, _Work]]]) -> bool:
         """Own a table heard of now; True when its event at hand may be applied at once.
