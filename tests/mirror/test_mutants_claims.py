@@ -3,7 +3,7 @@ D12; replay-format.md). Every expected value comes from the rules text."""
 
 from __future__ import annotations
 
-from tests.mirror.script import Script, quiet
+from tests.mirror.script import QUIET, Script, quiet
 
 
 def items(t: Script) -> set[str]:
@@ -187,3 +187,67 @@ def test_a_ponged_tile_leaves_the_discarders_discards() -> None:
     t.pong(1, 0)
     assert t.seat_state(0)["discards"] == []
     assert [m["kind"] for m in t.seat_state(1)["melds"]] == ["pong"]
+
+
+# --- 胡 over a 碰/槓 (§3 priority: 胡 over 碰/槓 over 吃) --------------------------------
+
+KONG_6S = "E E E E S S S S 1p 1p 1p 1p 9p 6s 6s 6s"  # seat 1: three 6s
+PAIR_6S = "W W W W N N N N 1s 1s 1s 1s 9s 9s 6s 6s"  # seat 2: a pair of 6s
+CHOW_6S = "E E E E S S S S 1p 1p 1p 1p 9p 9p 7s 8s"  # seat 1: 7s 8s
+ALSO_6S = "2m 3m 4m 6m 7m 8m 2s 3s 4s 3p 3p 3p 5s 7s C C"  # seat 3: waits 6s alone
+DEALER_6S = QUIET[0].replace("5s 5s 5s 5s", "5s 5s 5s 8p") + " 6s"
+
+
+def test_a_win_over_an_exposed_kong_takes_the_tile_and_no_replacement_is_owed() -> None:
+    """Seat 1 makes a 明槓 of the dealer's 6s; seat 3 wins on that 6s (胡 outranks 槓):
+    the kong is not made, seat 1 keeps its three 6s and owes no replacement."""
+    t = Script(quiet({0: DEALER_6S, 1: KONG_6S, 3: ALSO_6S}))
+    t.discard(0, "6s")
+    t.kong(1, "6s", "exposed", from_seat=0)
+    t.win(3)
+    assert (t.hand().result, t.hand().kind, t.hand().seat, t.hand().payer) == (
+        "win",
+        "discard",
+        3,
+        0,
+    )
+    seat1 = t.seat_state(1)
+    assert (seat1["melds"], seat1["owed_replacements"], seat1["concealed_count"]) == ([], 0, 16)
+
+
+def test_a_win_over_a_pong_made_over_a_chow() -> None:
+    """Seat 1 chows the dealer's 6s, seat 2 pongs it over the chow, seat 3 wins on it over
+    the pong: seat 3's win, the dealer pays; neither meld stands."""
+    t = Script(quiet({0: DEALER_6S, 1: CHOW_6S, 2: PAIR_6S, 3: ALSO_6S}))
+    t.discard(0, "6s")
+    t.chow(1, 0, "7s 8s")
+    t.pong(2, 0)
+    t.win(3)
+    assert t.violations() == []
+    assert (t.hand().result, t.hand().kind, t.hand().seat, t.hand().payer) == (
+        "win",
+        "discard",
+        3,
+        0,
+    )
+    assert t.seat_state(1)["melds"] == [] and t.seat_state(2)["melds"] == []
+    assert t.seat_state(0)["discards"] == []
+
+
+def test_a_pong_over_a_chow_gives_the_chower_its_tiles_back_to_play() -> None:
+    """Seat 2's 碰 outranks seat 1's 吃 of the dealer's 6s: the chow goes back into seat 1's
+    hand, and seat 1 later discards its 7s like any tile of its hand: no fault."""
+    t = Script(quiet({0: DEALER_6S, 1: CHOW_6S, 2: PAIR_6S}))
+    t.discard(0, "6s")
+    t.chow(1, 0, "7s 8s")
+    t.pong(2, 0)
+    t.concealed[1] += [tile for meld in t.melds[1] for tile in meld[1][1:]]
+    t.melds[1] = []
+    t.discard(2, "9s")
+    t.cycle(3)
+    t.cycle(0)
+    t.draw(1, "3m")
+    t.discard(1, "7s")
+    assert t.violations() == []
+    assert t.faults() == []
+    assert t.seat_state(1)["discards"] == ["7s"]
