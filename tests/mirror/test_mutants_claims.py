@@ -251,3 +251,35 @@ def test_a_pong_over_a_chow_gives_the_chower_its_tiles_back_to_play() -> None:
     assert t.violations() == []
     assert t.faults() == []
     assert t.seat_state(1)["discards"] == ["7s"]
+
+
+# --- own kongs ---------------------------------------------------------------------------
+
+
+def test_a_concealed_kong_made_with_tiles_shown_breaks_restriction_8() -> None:
+    """禁制 8: the dealer showed two of its 白 by its own fault; an 暗槓 with them is barred."""
+    t = Script(quiet())
+    t.shown(0, "P P")
+    seq = t.seq + 2  # the button, then the meld
+    t.kong(0, "P", "concealed")
+    assert t.violations() == [(seq, 0, "restriction_8")]
+
+
+def test_a_concealed_kong_in_another_seats_turn_is_out_of_turn() -> None:
+    """Seat 1 lays an 暗槓 down while the dealer is still to discard: not its move."""
+    t = Script(quiet())
+    seq = t.seq + 2
+    t.kong(1, "E", "concealed")
+    assert t.violations() == [(seq, 1, "out_of_turn")]
+
+
+def test_a_flower_drawn_as_a_kongs_replacement_and_discarded_past_is_replacement_order() -> None:
+    """The dealer's 暗槓 draws a flower as its replacement and reveals it; discarding before
+    the flower's own replacement: a flower not replaced before the discard (§2)."""
+    t = Script(quiet())
+    t.kong(0, "P", "concealed")
+    t.replacement(0, "h1")
+    t.flower(0, "h1")
+    seq = t.seq + 1
+    t.discard(0, "2m")
+    assert t.violations() == [(seq, 0, "replacement_order")]
