@@ -273,7 +273,7 @@ def test_a_concealed_kong_in_another_seats_turn_is_out_of_turn() -> None:
     assert t.violations() == [(seq, 1, "out_of_turn")]
 
 
-def test_a_flower_drawn_as_a_kongs_replacement_and_discarded_past_is_replacement_order() -> None:
+def test_a_kong_replacement_flower_discarded_past_is_replacement_order() -> None:
     """The dealer's 暗槓 draws a flower as its replacement and reveals it; discarding before
     the flower's own replacement: a flower not replaced before the discard (§2)."""
     t = Script(quiet())
@@ -283,3 +283,55 @@ def test_a_flower_drawn_as_a_kongs_replacement_and_discarded_past_is_replacement
     seq = t.seq + 1
     t.discard(0, "2m")
     assert t.violations() == [(seq, 0, "replacement_order")]
+
+
+def test_a_concealed_kong_of_four_unlike_tiles_is_impossible() -> None:
+    t = Script(quiet())
+    seq = t.seq + 1
+    tiles = t.ids(0, "P P P 5m")
+    t.emit(
+        {
+            "kind": "meld_exposed",
+            "seat": 0,
+            "meld": "kong_concealed",
+            "from_seat": 255,
+            "tiles": tiles,
+        }
+    )
+    assert (seq, "impossible") in t.faults()
+
+
+def ponged_7p() -> Script:
+    """Seat 1 pongs the dealer's 7p, discards, and later draws the fourth 7p."""
+    t = Script(quiet({1: ADDER}, extra="7p"))
+    t.discard(0, "7p")
+    t.pong(1, 0)
+    t.discard(1, "9p")
+    t.cycle(2)
+    t.cycle(3)
+    t.cycle(0)
+    t.draw(1, "7p")
+    return t
+
+
+def test_an_added_kong_with_the_fourth_tile_shown_breaks_restriction_8() -> None:
+    """禁制 8: seat 1 showed the 7p it drew by its own fault; adding it to its pong is a 槓
+    with a tile it had shown."""
+    t = ponged_7p()
+    t.shown(1, "7p")
+    seq = t.seq + 2  # the button, then the meld
+    t.kong(1, "7p", "added")
+    assert t.violations() == [(seq, 1, "restriction_8")]
+
+
+def test_an_added_kong_of_another_kind_is_impossible() -> None:
+    """A 加槓 is the fourth of the pong's kind: the pong's three 7p and a 1p is none."""
+    t = ponged_7p()
+    pong = t.melds[1][0][1]
+    seq = t.seq + 1
+    tiles = [*pong, t.ids(1, "1p")[0]]
+    t.emit(
+        {"kind": "meld_exposed", "seat": 1, "meld": "kong_added", "from_seat": 255, "tiles": tiles}
+    )
+    assert t.faults() == [(seq, "impossible")]
+    assert [m["kind"] for m in t.seat_state(1)["melds"]] == ["pong"]
