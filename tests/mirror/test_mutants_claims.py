@@ -335,3 +335,13 @@ def test_an_added_kong_of_another_kind_is_impossible() -> None:
     )
     assert t.faults() == [(seq, "impossible")]
     assert [m["kind"] for m in t.seat_state(1)["melds"]] == ["pong"]
+
+
+def test_an_added_kong_is_shown_as_one_and_draws_its_replacement() -> None:
+    t = ponged_7p()
+    t.kong(1, "7p", "added")
+    t.replacement(1, "3m")
+    t.discard(1, "3m")
+    assert t.violations() == []
+    assert t.faults() == []
+    assert [(m["kind"], len(m["tiles"])) for m in t.seat_state(1)["melds"]] == [("kong_added", 4)]
