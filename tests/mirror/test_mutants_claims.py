@@ -345,3 +345,25 @@ def test_an_added_kong_is_shown_as_one_and_draws_its_replacement() -> None:
     assert t.violations() == []
     assert t.faults() == []
     assert [(m["kind"], len(m["tiles"])) for m in t.seat_state(1)["melds"]] == [("kong_added", 4)]
+
+
+PONG_WAIT_8S = "2m 3m 4m 6m 7m 8m 2s 3s 4s 6p 6p 6p 8s 7p 7p 9p"  # seat 1: pongs 7p, waits 8s
+
+
+def test_a_win_on_an_added_kongs_replacement_is_kong_bloom() -> None:
+    """Seat 1 pongs 7p, later adds the fourth and wins on the replacement: a self-draw
+    with 槓上開花 (I4) and 獨聽; not 門清 (the pong is exposed)."""
+    t = Script(quiet({1: PONG_WAIT_8S}, extra="7p"))
+    t.discard(0, "7p")
+    t.pong(1, 0)
+    t.discard(1, "9p")
+    t.cycle(2)
+    t.cycle(3)
+    t.cycle(0)
+    t.draw(1, "7p")
+    t.kong(1, "7p", "added")
+    t.replacement(1, "8s")
+    t.win(1)
+    assert t.violations() == []
+    assert (t.hand().result, t.hand().kind, t.hand().seat) == ("win", "self_draw", 1)
+    assert items(t) == {"self_draw", "kong_bloom", "single_wait"}
