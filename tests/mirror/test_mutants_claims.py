@@ -367,3 +367,39 @@ def test_a_win_on_an_added_kongs_replacement_is_kong_bloom() -> None:
     assert t.violations() == []
     assert (t.hand().result, t.hand().kind, t.hand().seat) == ("win", "self_draw", 1)
     assert items(t) == {"self_draw", "kong_bloom", "single_wait"}
+
+
+# --- what a 吃 is (§4 reading the table: three consecutive numbers of one suit) ----------
+
+BASE = "2m 2m 2m 2p 2p 2p 2s 2s 2s 3m 3m 3m"
+OTHERS = {
+    2: "6m 6m 6m 6m 6p 6p 6p 6p 6s 6s 6s 6s 7m 7m 7m 7m",
+    3: "7p 7p 7p 7p 7s 7s 7s 7s 4m 4m 4m 4m 8p 8p 8p 8p",
+}
+
+
+def chowed(extra: str, own: str, rest: str) -> tuple[Script, int]:
+    """Seat 1 chows the dealer's `extra` with `own`; the seq of the meld."""
+    t = Script(quiet({1: f"{BASE} {own} {rest}", **OTHERS}, extra=extra))
+    t.discard(0, extra)
+    t.chow(1, 0, own)
+    return t, t.seq
+
+
+def test_an_honour_sequence_is_no_chow() -> None:
+    t, seq = chowed("E", "S W", "3p 3p")
+    assert (seq, "impossible") in t.faults()
+
+
+def test_a_sequence_across_two_suits_is_no_chow() -> None:
+    t, seq = chowed("2p", "9m 1p", "3p 3p")
+    assert (seq, "impossible") in t.faults()
+    t, seq = chowed("1p", "8m 9m", "3p 3p")
+    assert (seq, "impossible") in t.faults()
+
+
+def test_one_two_three_of_dots_is_a_chow() -> None:
+    t, _ = chowed("1p", "2p 3p", "4s 4s")
+    assert t.faults() == []
+    assert t.violations() == []
+    assert [m["kind"] for m in t.seat_state(1)["melds"]] == ["chow"]
