@@ -403,3 +403,74 @@ def test_one_two_three_of_dots_is_a_chow() -> None:
     assert t.faults() == []
     assert t.violations() == []
     assert [m["kind"] for m in t.seat_state(1)["melds"]] == ["chow"]
+
+
+# --- wins with melds: the rules engine reads each meld as what it is ------------------------
+
+CHOW_THEN_WAIT = "3s 4s 2m 3m 4m 6m 7m 8m 2p 2p 2p 7p 8p E E 4m"  # seat 1: chows 2s, waits 6p 9p
+
+
+def test_a_win_after_a_chow_is_a_win_of_no_tai() -> None:
+    """Seat 1 chows the dealer's 2s and wins on seat 3's 6p: not 門清, a two-sided wait,
+    a triplet (no 平胡), the 東 pair is not its wind: 0 台, still a win (§4)."""
+    t = Script(quiet({1: CHOW_THEN_WAIT}, extra="2s"))
+    t.discard(0, "2s")
+    t.chow(1, 0, "3s 4s")
+    t.discard(1, "4m")
+    t.cycle(2)
+    t.cycle(3, "6p")
+    t.win(1)
+    assert t.violations() == []
+    hand = t.hand()
+    assert (hand.result, hand.kind, hand.seat, hand.payer, hand.tai) == ("win", "discard", 1, 3, 0)
+    assert items(t) == set()
+
+
+PONG_THEN_WAIT = "3s 3s 2m 3m 4m 6m 7m 8m 2p 2p 2p 7p 8p E E 4m"  # seat 1: pongs 3s, waits 6p 9p
+
+
+def test_a_win_after_a_pong_is_a_win_of_no_tai() -> None:
+    t = Script(quiet({1: PONG_THEN_WAIT}, extra="3s"))
+    t.discard(0, "3s")
+    t.pong(1, 0)
+    t.discard(1, "4m")
+    t.cycle(2)
+    t.cycle(3, "6p")
+    t.win(1)
+    assert t.violations() == []
+    hand = t.hand()
+    assert (hand.result, hand.kind, hand.seat, hand.payer, hand.tai) == ("win", "discard", 1, 3, 0)
+
+
+KONG_THEN_WAIT = "3s 3s 3s 2m 3m 4m 6m 7m 8m 2p 2p 2p 7p 8p E E"  # seat 1: kongs 3s, waits 6p 9p
+
+
+def test_a_win_on_an_exposed_kongs_replacement_is_barred_by_restriction_2() -> None:
+    """禁制 2: the replacement after a 碰槓 cannot win by self-draw: 詐胡 on the 牌面 of the
+    hand as won (自摸 1 + 槓上開花 1; not 門清)."""
+    t = Script(quiet({1: KONG_THEN_WAIT}, extra="3s"))
+    t.discard(0, "3s")
+    t.kong(1, "3s", "exposed", from_seat=0)
+    t.replacement(1, "9p")
+    t.win(1)
+    hand = t.hand()
+    assert (hand.result, hand.seat, hand.codes) == ("false_win", 1, ["restriction_2"])
+    assert items(t) == {"self_draw", "kong_bloom"}
+
+
+CHOW_PING_HU = "3s 4s 2m 3m 4m 6m 7m 8m 2p 3p 4p 3m 3m 7p 8p 6s"  # chows 2s, waits 6p 9p
+
+
+def test_a_chow_counts_as_a_sequence_for_ping_hu() -> None:
+    """Seat 1 chows the dealer's 2s and wins on seat 3's 6p with five sequences and a pair,
+    no flowers or honours, a two-sided wait, on a discard: 平胡 2 (§4)."""
+    t = Script(quiet({1: CHOW_PING_HU}, extra="2s"))
+    t.discard(0, "2s")
+    t.chow(1, 0, "3s 4s")
+    t.discard(1, "6s")
+    t.cycle(2)
+    t.cycle(3, "6p")
+    t.win(1)
+    assert t.violations() == []
+    assert (t.hand().result, t.hand().tai) == ("win", 2)
+    assert items(t) == {"ping_hu"}
