@@ -3,7 +3,7 @@ public and the referee see it (its flags are true or false, a declaration none u
 
 from __future__ import annotations
 
-from tests.mirror.script import Script, quiet
+from tests.mirror.script import QUIET, Script, quiet
 
 
 def test_a_fresh_seat_is_not_dead_and_has_declared_nothing() -> None:
@@ -17,3 +17,54 @@ def test_a_fresh_seat_is_not_dead_and_has_declared_nothing() -> None:
     public = hand["seats"][2]
     assert public["dead_hand"] is False
     assert public["declared"] is None
+
+
+KEEPER = "3p 3p 3p 3p 2m 3m 4m 6m 7m 8m 2s 3s 4s 3s 4s 8p"  # seat 1: draws 8p, waits 2s 5s
+DEALER_2S = QUIET[0].replace("5s 5s 5s 5s", "5s 5s 5s 8p") + " 2s"
+
+
+def test_restriction_5_judged_on_the_wait_before_a_replacement_of_a_new_kind() -> None:
+    """禁制 5: the dealer discarded 2s, one of seat 1's waits (2s 5s); seat 1 keeps its drawn
+    8p, makes an 暗槓 and wins on the replacement 5s: its winning tiles included the 2s
+    discarded in this go-round, so the win is invalid."""
+    t = Script(quiet({0: DEALER_2S, 1: KEEPER}))
+    t.discard(0, "2s")
+    t.draw(1, "8p")
+    t.kong(1, "3p", "concealed")
+    t.replacement(1, "5s")
+    seq = t.seq + 1
+    t.win(1)
+    assert t.violations() == [(seq, 1, "restriction_5")]
+    assert (t.hand().result, t.hand().codes) == ("false_win", ["restriction_5"])
+
+
+PONG_FIRST = "2m 2m 6m 7m 8m 2s 3s 4s 6p 6p 6p 7s 8s W W 3m"  # seat 2: pongs 2m, waits 6s 9s
+
+
+def test_earthly_ready_after_a_pong_is_void() -> None:
+    """地聽 is declared with the first discard on a concealed hand; seat 2 ponged first:
+    void (D7), though its hand is ready."""
+    t = Script(quiet({2: PONG_FIRST}))
+    t.discard(0, "2m")
+    t.pong(2, 0)
+    t.discard(2, "3m")
+    seq = t.seq + 1
+    t.button(2, "ready")
+    assert t.violations() == [(seq, 2, "void_declaration")]
+
+
+KONG_FIRST = "3p 3p 3p 3p 2m 3m 4m 6m 7m 8m 2s 3s 4s 7s 8s E"  # seat 1: draws E, 暗槓 3p
+
+
+def test_earthly_ready_after_a_concealed_kong_stands() -> None:
+    """An 暗槓 keeps the hand concealed (門清 allows it): seat 1's 暗槓 before its first
+    discard, then ready with that discard: 地聽, no violation."""
+    t = Script(quiet({1: KONG_FIRST}))
+    t.discard(0, "2m")
+    t.draw(1, "E")
+    t.kong(1, "3p", "concealed")
+    t.replacement(1, "4p")
+    t.discard(1, "4p")
+    t.button(1, "ready")
+    assert t.violations() == []
+    assert t.seat_state(1)["declared"] == "earthly_ready"
