@@ -68,3 +68,61 @@ def test_earthly_ready_after_a_concealed_kong_stands() -> None:
     t.button(1, "ready")
     assert t.violations() == []
     assert t.seat_state(1)["declared"] == "earthly_ready"
+
+
+# --- what the public sees ---------------------------------------------------------------
+
+
+def public_seat(t: Script, seat: int) -> dict[str, object]:
+    hand = t.mirror.snapshot()["hand"]
+    assert hand is not None
+    return dict(hand["seats"][seat])
+
+
+def test_a_concealed_kong_is_hidden_from_the_public_until_the_hand_ends() -> None:
+    """An 暗槓 is four concealed tiles: the public sees that a kong lies there, not its
+    tiles, until the hand is over; the referee sees them; a 碰 is public at once."""
+    t = Script(quiet({1: "E E E E S S S S 1p 1p 1p 1p 9p 9p 2m 2m"}))
+    t.discard(0, "2m")
+    t.pong(1, 0)
+    t.discard(1, "9p")
+    t.cycle(2)
+    t.cycle(3)
+    t.draw(0, "3m")
+    t.kong(0, "P", "concealed")
+    assert public_seat(t, 0)["melds"] == [{"kind": "kong_concealed"}]
+    assert [m["kind"] for m in t.seat_state(0)["melds"]] == ["kong_concealed"]
+    assert t.seat_state(0)["melds"][0]["tiles"] == ["P", "P", "P", "P"]
+    pong = public_seat(t, 1)["melds"]
+    assert isinstance(pong, list) and pong[0]["tiles"] == ["2m", "2m", "2m"]
+    t.replacement(0, "4m")
+    t.discard(0, "4m")
+    t.burn(0)
+    t.finish()
+    assert t.hand().result == "drawn"
+    melds = public_seat(t, 0)["melds"]
+    assert isinstance(melds, list) and melds[0]["tiles"] == ["P", "P", "P", "P"]
+
+
+def test_the_referee_sees_the_concealed_ids() -> None:
+    t = Script(quiet())
+    assert t.seat_state(2)["concealed_ids"] == t.concealed[2]
+
+
+def test_the_public_sees_a_heavenly_ready_declared() -> None:
+    t = Script(quiet({2: "2m 3m 4m 6m 7m 8m 2s 3s 4s 6p 6p 6p 7s 8s W W"}))
+    t.button(2, "ready")
+    assert t.violations() == []
+    assert public_seat(t, 2)["declared"] == "heavenly_ready"
+
+
+def test_who_may_claim_the_dealers_discard() -> None:
+    """§3: 吃 only by the discarder's 下家 (seat 1); 碰/槓 and 胡 by any other seat."""
+    t = Script(quiet())
+    t.discard(0, "2m")
+    hand = t.mirror.snapshot()["hand"]
+    assert hand is not None
+    claims = hand["claimable"]["claims"]
+    assert claims[0] == []
+    assert set(claims[1]) == {"chow", "pong", "kong", "win"}
+    assert set(claims[2]) == set(claims[3]) == {"pong", "kong", "win"}
