@@ -126,3 +126,90 @@ def test_who_may_claim_the_dealers_discard() -> None:
     assert claims[0] == []
     assert set(claims[1]) == {"chow", "pong", "kong", "win"}
     assert set(claims[2]) == set(claims[3]) == {"pong", "kong", "win"}
+
+
+def claims_now(t: Script) -> list[set[str]] | None:
+    hand = t.mirror.snapshot()["hand"]
+    assert hand is not None
+    if hand["claimable"] is None:
+        return None
+    return [set(c) for c in hand["claimable"]["claims"]]
+
+
+ANY = {"pong", "kong", "win"}
+
+
+def test_an_honour_discard_has_no_chow() -> None:
+    t = Script(quiet({1: "6m 6m 6m 6m 6p 6p 6p 6p 6s 6s 6s 6s 7m 7m 7m 7m"}, extra="E"))
+    t.discard(0, "E")
+    assert claims_now(t) == [set(), ANY, ANY, ANY]
+
+
+def test_once_the_next_seat_drew_only_the_others_may_still_win() -> None:
+    """D3: the next seat's draw makes a 碰/槓 late; a 胡 is still on time for the seats
+    after it (the drawer let the tile go, D1)."""
+    t = Script(quiet())
+    t.discard(0, "2m")
+    t.draw(1, "3m")
+    assert claims_now(t) == [set(), set(), {"win"}, {"win"}]
+
+
+def test_after_a_chow_is_shown_the_others_may_still_pong_or_win() -> None:
+    """D3: a 碰 or 胡 on the tile is on time until the chower's discard."""
+    t = Script(quiet({1: "E E E E S S S S 1p 1p 1p 1p 9p 9p 3m 4m"}))
+    t.discard(0, "2m")
+    t.chow(1, 0, "3m 4m")
+    assert claims_now(t) == [set(), set(), ANY, ANY]
+
+
+def test_with_three_drawable_left_at_the_discard_only_a_win() -> None:
+    """禁制 7 and D12: no 吃, 碰 or 碰槓 of a discard made with three drawable tiles left."""
+    t = Script(quiet())
+    t.discard(0, "2m")
+    t.burn(4)
+    seat = t.next_seat
+    t.cycle(seat)  # its draw leaves 3 drawable, then its discard
+    assert t.drawable == 3
+    expected = [{"win"}] * 4
+    expected[seat] = set()
+    assert claims_now(t) == expected
+
+
+def test_with_four_drawable_left_at_the_discard_all_claims() -> None:
+    t = Script(quiet())
+    t.discard(0, "2m")
+    t.burn(5)
+    seat = t.next_seat
+    t.cycle(seat)
+    assert t.drawable == 4
+    expected = [ANY] * 4
+    expected[seat] = set()
+    expected[(seat + 1) % 4] = {"chow", *ANY}
+    assert claims_now(t) == expected
+
+
+def test_an_added_kong_tile_may_only_be_robbed() -> None:
+    """搶槓: the tile of a 加槓 may be won on, nothing else."""
+    t = Script(quiet({1: "E E E E S S S S 1p 1p 1p 1p 9p 9p 7p 7p"}, extra="7p"))
+    t.discard(0, "7p")
+    t.pong(1, 0)
+    t.discard(1, "9p")
+    t.cycle(2)
+    t.cycle(3)
+    t.cycle(0)
+    t.draw(1, "7p")
+    t.kong(1, "7p", "added")
+    assert claims_now(t) == [{"win"}, set(), {"win"}, {"win"}]
+
+
+def test_a_dead_seat_may_claim_nothing() -> None:
+    """相公: no claim and no win (§3). Seat 2 discarded a flower (相公) earlier."""
+    t = Script(quiet())
+    t.discard(0, "2m")
+    t.cycle(1)
+    t.draw(2, "h1")
+    t.emit({"kind": "tile_discarded", "seat": 2, "tile": t.ids(2, "h1")[0]})
+    t.concealed[2].remove(t.ids(2, "h1")[0])
+    t.cycle(3)
+    t.cycle(0, "3m")
+    assert claims_now(t) == [set(), {"chow", *ANY}, set(), ANY]
