@@ -213,3 +213,11 @@ def test_a_dead_seat_may_claim_nothing() -> None:
     t.cycle(3)
     t.cycle(0, "3m")
     assert claims_now(t) == [set(), {"chow", *ANY}, set(), ANY]
+
+
+def test_the_wall_after_the_deal() -> None:
+    """§2: 144 tiles, 65 dealt; 16 (8 墩) are always left undrawn: 79 left, 63 drawable."""
+    t = Script(quiet())
+    hand = t.mirror.snapshot()["hand"]
+    assert hand is not None
+    assert (hand["tiles_left"], hand["drawable"], hand["reserve"]) == (79, 63, 16)
