@@ -84,7 +84,11 @@ async def test_every_route_keeps_to_its_schema(api: Api, game: list[RecordedHand
         request = case.as_transport_kwargs(base_url=BASE_URL, headers=headers)
         response = asyncio.run_coroutine_threadsafe(send(request), loop).result(60)
         statuses[case.operation.label, mode.value, response.status_code] += 1
-        checks = CHECKS + ([negative_data_rejection] if mode is GenerationMode.NEGATIVE else [])
+        # a query parameter whose value is an empty list is not in the URL at all, so a
+        # case whose only bad part it is reaches the app as a good request
+        sent_bad = not any(v == [] for v in (case.query or {}).values())
+        negative = mode is GenerationMode.NEGATIVE and sent_bad
+        checks = CHECKS + ([negative_data_rejection] if negative else [])
         case.validate_response(response, checks=checks, headers=headers)
 
     def fuzz(operation: Any, mode: GenerationMode) -> None:
