@@ -19,3 +19,65 @@ def test_a_flower_revealed_that_another_seat_already_revealed_is_a_misread() -> 
     assert t.violations(out) == []
     assert t.seat_state(0)["flowers"] == ["h1"]
     assert t.seat_state(1)["flowers"] == []
+
+
+# --- misreads with no re-read: followed as they came (replay-format.md) ------------------
+
+
+def test_a_misread_replacement_not_re_read_is_followed_as_a_replacement() -> None:
+    """Seat 1 reveals a flower drawn in play; its replacement from the 槓尾 is reported with
+    the id of a tile in seat 2's hand (tile_twice); no re-read comes (seat 1 discards), so
+    the reading is followed as it came: seat 1's replacement, drawn from the back."""
+    t = Script(quiet())
+    t.discard(0, "2m")
+    t.draw(1, "h1")
+    t.flower(1, "h1")
+    stray = t.concealed[2][0]
+    seq = t.seq + 1
+    t.emit({"kind": "tile_drawn", "seat": 1, "tile": stray, "end": "back"})
+    t.concealed[2].remove(stray)
+    t.concealed[1].append(stray)
+    t.discard(1, "9p")
+    assert t.faults() == [(seq, "tile_twice")]
+    assert t.violations() == []
+    assert t.seat_state(1)["owed_replacements"] == 0
+    assert t.seat_state(1)["concealed_count"] == 16
+
+
+def test_a_misread_pong_not_re_read_is_followed_with_its_tiles() -> None:
+    """Seat 1 pongs the dealer's 2m, but the meld names one 2m the mirror had in seat 2's
+    hand (tile_twice); no re-read comes, so the pong is followed as it came, that tile
+    taken from seat 2."""
+    t = Script(quiet({1: "E E E E S S S S 1p 1p 1p 1p 9p 9p 2m 3m", 2: PAIR}))
+    t.discard(0, "2m")
+    own = t.ids(1, "2m")[0]
+    stray = t.ids(2, "2m")[0]
+    seq = t.seq + 1
+    tiles = [t.offered, own, stray]
+    t.emit({"kind": "meld_exposed", "seat": 1, "meld": "pong", "from_seat": 0, "tiles": tiles})
+    t.concealed[1].remove(own)
+    t.concealed[2].remove(stray)
+    t.discard(1, "3m")
+    assert t.faults() == [(seq, "tile_twice")]
+    melds = t.seat_state(1)["melds"]
+    assert [(m["kind"], m["tiles"]) for m in melds] == [("pong", ["2m", "2m", "2m"])]
+    assert t.seat_state(2)["concealed_count"] == 15
+    assert t.seat_state(1)["concealed_count"] == 14  # 16, one own 2m melded, the 3m thrown
+    assert t.seat_state(0)["discards"] == []
+
+
+def test_a_misread_flower_not_re_read_is_followed_as_revealed() -> None:
+    """Seat 1 reveals the dealer's h1 (tile_twice); no re-read comes (the dealer discards),
+    so the reveal is followed as it came: the h1 is seat 1's."""
+    t = Script(quiet({0: QUIET[0] + " h1"}))
+    t.flower(0, "h1")
+    t.replacement(0, "2m")
+    seq = t.seq + 1
+    t.emit({"kind": "flower_revealed", "seat": 1, "tile": FLOWER_BASE})
+    t.discard(0, "2m")
+    assert (seq, "tile_twice") in t.faults()
+    assert t.seat_state(1)["flowers"] == ["h1"]
+    assert t.seat_state(0)["flowers"] == []
+
+
+PAIR = "W W W W N N N N 1s 1s 1s 1s 9s 9s 2m 2m"
