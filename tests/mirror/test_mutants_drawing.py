@@ -81,3 +81,33 @@ def test_a_misread_flower_not_re_read_is_followed_as_revealed() -> None:
 
 
 PAIR = "W W W W N N N N 1s 1s 1s 1s 9s 9s 2m 2m"
+
+
+def test_a_misread_in_the_deals_four_in_a_row_told_by_the_table_count() -> None:
+    """In the deal the dealer takes four tiles in a row. Its fifth dealt tile is reported
+    with the id of a tile in seat 1's hand (tile_twice); the next report is the dealer's
+    next tile, and the table's count, one fewer than a re-read would leave, says so: the
+    misread was a draw of its own and is followed. The counts agree all along: one fault,
+    no count_mismatch, nobody blamed."""
+    t = Script(quiet(), deal=False)
+    t.open_hand()
+    rounds = {s: QUIET[s].split() for s in range(4)}
+    for s in range(4):
+        for code in rounds[s][:4]:
+            t.draw(s, code)
+    stray = t.concealed[1][0]
+    seq = t.seq + 1
+    t.draw(0, tile=stray)  # the table took a wall tile; its id was misread
+    t.draw(0, "2m")
+    t.draw(0, "3m")
+    t.draw(0, "4m")
+    for s in range(1, 4):
+        for code in rounds[s][4:8]:
+            t.draw(s, code)
+    for r in (2, 3):
+        for s in range(4):
+            for code in rounds[s][4 * r : 4 * r + 4]:
+                t.draw(s, code)
+    t.draw(0, "6m")
+    assert t.faults() == [(seq, "tile_twice")]
+    assert t.violations() == []
