@@ -111,3 +111,23 @@ def test_a_misread_in_the_deals_four_in_a_row_told_by_the_table_count() -> None:
     t.draw(0, "6m")
     assert t.faults() == [(seq, "tile_twice")]
     assert t.violations() == []
+
+
+READY_17 = "2m 3m 4m 6m 7m 8m 2s 3s 4s 6p 6p 6p 3p 3p 3p 8s 8s"  # a dealt winning hand
+
+
+def test_after_a_hand_not_seen_the_seat_dealt_first_is_the_new_dealer() -> None:
+    """Events of a hand were lost (gap): it is not judged. The next deal starts with seat 1
+    taking the first tiles: by §2 the dealer takes first, so seat 1 deals, a new dealer
+    at 連0 (N resets when the deal passes), and sits 東 with the dice's total of 5."""
+    t = Script(quiet())
+    t.skip()
+    t.discard(0, "2m")
+    assert [code for _, code in t.faults()] == ["gap", "hand_unseen"]
+    t.new_hand(quiet({1: READY_17}, dealer=1), dealer=1)
+    hand = t.mirror.snapshot()["hand"]
+    assert hand is not None
+    assert hand["seats"][1]["wind"] == "E"
+    t.win(1)
+    record = t.hand()
+    assert (record.dealer, record.streak, record.seat, record.result) == (1, 0, 1, "win")
