@@ -113,6 +113,7 @@ def test_a_misread_in_the_deals_four_in_a_row_told_by_the_table_count() -> None:
     assert t.violations() == []
 
 
+READY_W = "2m 3m 4m 6m 7m 8m 2s 3s 4s 6p 6p 6p 7s 8s W W"  # seat 2: waits 6s 9s
 READY_17 = "2m 3m 4m 6m 7m 8m 2s 3s 4s 6p 6p 6p 3p 3p 3p 8s 8s"  # a dealt winning hand
 
 
@@ -131,3 +132,43 @@ def test_after_a_hand_not_seen_the_seat_dealt_first_is_the_new_dealer() -> None:
     t.win(1)
     record = t.hand()
     assert (record.dealer, record.streak, record.seat, record.result) == (1, 0, 1, "win")
+
+
+def test_a_kongs_replacement_from_the_front_still_replaces_it() -> None:
+    """The dealer's 暗槓 replacement taken from the front (wrong_end) is still its
+    replacement: its discard is no short hand; a flower it draws later and discards past
+    is replacement_order, a flower's breach (§2), not a kong's short hand."""
+    t = Script(quiet())
+    t.kong(0, "P", "concealed")
+    seq = t.seq + 1
+    t.replacement(0, "3m", end="front")
+    t.discard(0, "3m")
+    assert t.violations() == [(seq, 0, "wrong_end")]
+    t.cycle(1)
+    t.cycle(2)
+    t.cycle(3)
+    t.draw(0, "h1")
+    t.flower(0, "h1")
+    later = t.seq + 1
+    t.discard(0, "2m")
+    assert t.violations() == [(seq, 0, "wrong_end"), (later, 0, "replacement_order")]
+
+
+def test_a_draw_from_the_reserve_while_the_last_discard_is_open() -> None:
+    """§2: 16 tiles are never drawn. The last drawable tile is drawn and discarded, a seat
+    could win on it (the hand is not over yet), and the next seat draws: from the reserve."""
+    t = Script(quiet({2: READY_W}))
+    t.discard(0, "2m")
+    t.burn(1)
+    seat = t.next_seat
+    if seat == 2:
+        t.cycle(2)
+        t.burn(1)
+        seat = t.next_seat
+    assert seat != 2 and t.drawable == 1
+    t.cycle(seat, "6s")
+    assert t.hands() == []
+    nxt = (seat + 1) % 4
+    seq = t.seq + 1
+    t.draw(nxt)
+    assert (seq, nxt, "reserve_draw") in t.violations()
