@@ -172,3 +172,17 @@ def test_a_draw_from_the_reserve_while_the_last_discard_is_open() -> None:
     seq = t.seq + 1
     t.draw(nxt)
     assert (seq, nxt, "reserve_draw") in t.violations()
+
+
+def test_a_draw_after_a_flower_discard_is_a_plain_draw() -> None:
+    """A flower discarded (flower_discarded) opens nothing to claim; the next seat's draw
+    and discard are an ordinary turn."""
+    t = Script(quiet())
+    t.discard(0, "2m")
+    t.draw(1, "h1")
+    seq = t.seq + 1
+    t.emit({"kind": "tile_discarded", "seat": 1, "tile": t.ids(1, "h1")[0]})
+    t.concealed[1].remove(t.ids(1, "h1")[0])
+    t.cycle(2)
+    assert t.violations() == [(seq, 1, "flower_discarded")]
+    assert t.faults() == []
