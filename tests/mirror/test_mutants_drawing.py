@@ -186,3 +186,18 @@ def test_a_draw_after_a_flower_discard_is_a_plain_draw() -> None:
     t.cycle(2)
     assert t.violations() == [(seq, 1, "flower_discarded")]
     assert t.faults() == []
+
+
+def test_after_a_drawn_hand_a_draw_of_a_tile_elsewhere_is_a_misread() -> None:
+    """After 荒局 a draw from the front is a reserve draw; one that names a tile the mirror
+    knows is in a hand is a misread (tile_twice): nobody is blamed."""
+    t = Script(quiet())
+    t.discard(0, "2m")
+    t.burn(0)
+    assert t.hand().result == "drawn"
+    seat = t.next_seat
+    stray = t.concealed[(seat + 1) % 4][0]
+    seq = t.seq + 1
+    out = t.emit({"kind": "tile_drawn", "seat": seat, "tile": stray, "end": "front"})
+    assert t.faults(out) == [(seq, "tile_twice")]
+    assert t.violations(out) == []
