@@ -592,3 +592,21 @@ def test_two_seats_rob_one_kong_the_nearer_after_the_adder_wins() -> None:
     wins = [(h.result, h.kind, h.seat, h.payer) for h in t.hands()]
     assert wins == [("win", "robbing_kong", 2, 1)]
     assert t.hand().net[3] == 0
+
+
+def test_the_winning_tile_is_named_whatever_its_id() -> None:
+    """The hand record names the tile that completed the hand; here the dealer's 1m, the
+    first 1m id (0)."""
+    t = Script(
+        quiet(
+            {
+                2: "2m 3m 6m 7m 8m 2s 3s 4s 6p 6p 6p 7s 8s 9s W W",  # waits 1m 4m
+                3: "C C C C F F F F 6s 6s 6s 6s 9m 9m 9m 9m",
+            },
+            extra="1m",
+        )
+    )
+    t.discard(0, "1m")
+    assert t.offered == 0
+    t.win(2)
+    assert (t.hand().result, t.hand().winning_tile) == ("win", "1m")
