@@ -201,3 +201,45 @@ def test_after_a_drawn_hand_a_draw_of_a_tile_elsewhere_is_a_misread() -> None:
     out = t.emit({"kind": "tile_drawn", "seat": seat, "tile": stray, "end": "front"})
     assert t.faults(out) == [(seq, "tile_twice")]
     assert t.violations(out) == []
+
+
+SEVEN = "E E E E S S S S 1p h1 h2 h3 h4 h5 h6 h7"  # seat 1: seven dealt flowers
+
+
+def seven_flowers() -> Script:
+    t = Script(quiet({1: SEVEN}))
+    for k in range(1, 8):
+        t.flower(1, f"h{k}")
+    for _ in range(7):
+        t.replacement(1)
+    assert t.violations() == []
+    return t
+
+
+def test_seven_rob_one_case_1_the_robbed_seat_owes_no_replacement() -> None:
+    """D8: in 七搶一 case (1) the robber draws the replacement for the robbed flower and
+    the seat that drew the eighth draws none."""
+    t = seven_flowers()
+    t.discard(0, "2m")
+    t.cycle(1)
+    t.draw(2, "h8")
+    t.flower(2, "h8")
+    t.replacement(1)
+    assert t.seat_state(2)["owed_replacements"] == 0
+    assert t.seat_state(2)["flowers"] == []
+    assert len(t.seat_state(1)["flowers"]) == 8
+
+
+def test_only_a_seat_with_seven_flowers_robs_a_flower_just_revealed() -> None:
+    """Seat 2 reveals a flower drawn in play; seat 3, holding none, draws from the 槓尾:
+    no 七搶一, a draw when it was not its move (out_of_turn); seat 2 keeps its flower."""
+    t = Script(quiet())
+    t.discard(0, "2m")
+    t.cycle(1)
+    t.draw(2, "h1")
+    t.flower(2, "h1")
+    seq = t.seq + 1
+    t.replacement(3, "3m")
+    assert t.violations() == [(seq, 3, "out_of_turn")]
+    assert t.seat_state(2)["flowers"] == ["h1"]
+    assert t.seat_state(2)["owed_replacements"] == 1
