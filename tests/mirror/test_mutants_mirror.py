@@ -17,3 +17,16 @@ def test_a_session_started_after_a_hand_ended_finds_no_hand_unseen() -> None:
     assert t.hand().result == "win"
     out = t.mirror.start_session(SessionStart(table=t.table, dealer=1))
     assert out == []
+
+
+def test_a_gap_between_hands_then_a_shuffle_seen_judges_the_new_hand() -> None:
+    """replay-format.md: hand_unseen is for a hand not seen from its start. Events are lost
+    after a hand ended (a gap), and the next hand is seen from its shuffle: it is judged,
+    one gap fault and no hand_unseen."""
+    t = Script(quiet({0: READY_17}))
+    t.win(0)
+    t.skip(3)
+    t.new_hand(quiet({0: READY_17}))
+    t.win(0)
+    assert [code for _, code in t.faults()] == ["gap"]
+    assert [h.result for h in t.hands()] == ["win", "win"]
