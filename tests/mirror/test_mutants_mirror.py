@@ -30,3 +30,32 @@ def test_a_gap_between_hands_then_a_shuffle_seen_judges_the_new_hand() -> None:
     t.win(0)
     assert [code for _, code in t.faults()] == ["gap"]
     assert [h.result for h in t.hands()] == ["win", "win"]
+
+
+def test_a_boot_that_begins_past_seq_1_still_counts_a_resent_event_as_a_duplicate() -> None:
+    """replay-format.md: an event already seen changes nothing and is counted; the first
+    events of this boot are missing (a gap), the one resent is not one of them."""
+    t = Script(quiet(), deal=False)
+    t.skip(4)
+    t.open_hand()
+    assert t.faults() == [(5, "gap")]
+    assert t.resend(0) == []
+    assert t.mirror.duplicates == 1
+
+
+WAITS_6S = "2m 3m 4m 6m 7m 8m 2s 3s 4s 6p 6p 6p 7s 8s 5m 5m"  # seat 0: waits 6s 9s
+
+
+def test_after_a_new_jiang_the_deal_goes_on_as_usual() -> None:
+    """§2: the 北 round's last dealer loses: the 將 is over and the next starts at the 起莊位
+    (seat 0) at 連0, 東; seat 0 then wins as dealer and keeps the deal: 連1."""
+    hands = quiet({0: WAITS_6S, 3: "C C C C F F F F 1m 1m 1m 1m 9m 9m 9m 9m 6s"}, dealer=3)
+    t = Script(hands, dealer=3, start_seat=0, round_wind="N")
+    t.discard(3, "6s")
+    t.win(0)
+    t.new_hand(quiet({0: READY_17}), dealer=0)
+    t.win(0)
+    t.new_hand(quiet({0: READY_17}), dealer=0)
+    t.win(0)
+    deals = [(h.dealer, h.streak, h.round_wind, h.seat) for h in t.hands()]
+    assert deals == [(3, 0, "N", 0), (0, 0, "E", 0), (0, 1, "E", 0)]
