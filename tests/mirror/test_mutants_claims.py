@@ -474,3 +474,24 @@ def test_a_chow_counts_as_a_sequence_for_ping_hu() -> None:
     assert t.violations() == []
     assert (t.hand().result, t.hand().tai) == ("win", 2)
     assert items(t) == {"ping_hu"}
+
+
+def test_an_added_kong_extends_the_pong_of_its_kind() -> None:
+    """Seat 1 holds two pongs (7p, then 2m) and adds the fourth 2m: its 2m pong becomes the
+    kong; the 7p pong stays."""
+    t = Script(quiet({1: "E E E E S S S S 1p 1p 1p 1p 7p 7p 2m 2m"}, extra="7p"))
+    t.discard(0, "7p")
+    t.pong(1, 0)
+    t.discard(1, "E")
+    t.cycle(2)
+    t.cycle(3, "2m")
+    t.pong(1, 3)
+    t.discard(1, "S")
+    t.cycle(2)
+    t.cycle(3)
+    t.cycle(0)
+    t.draw(1, "2m")
+    t.kong(1, "2m", "added")
+    assert t.faults() == []
+    melds = [(m["kind"], m["tiles"][0]) for m in t.seat_state(1)["melds"]]
+    assert melds == [("pong", "7p"), ("kong_added", "2m")]
