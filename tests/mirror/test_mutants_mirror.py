@@ -59,3 +59,52 @@ def test_after_a_new_jiang_the_deal_goes_on_as_usual() -> None:
     t.win(0)
     deals = [(h.dealer, h.streak, h.round_wind, h.seat) for h in t.hands()]
     assert deals == [(3, 0, "N", 0), (0, 0, "E", 0), (0, 1, "E", 0)]
+    assert [h.hand for h in t.hands()] == [1, 2, 3]
+    assert t.mirror.hands == 3
+
+
+def test_a_heavenly_win_on_the_opening_replacement_in_a_later_hand() -> None:
+    """Hand 2's dealer reveals its dealt flower and wins on the replacement: 天胡 (the
+    opening 補花 is part of the deal), whatever the hand before it left behind."""
+    t = Script(quiet({0: READY_17}))
+    t.win(0)
+    t.new_hand(quiet({0: READY_17.replace("8s 8s", "8s h1")}), dealer=0)
+    t.flower(0, "h1")
+    t.replacement(0, "8s")
+    t.win(0)
+    assert t.violations() == []
+    assert [h.result for h in t.hands()] == ["win", "win"]
+    assert "heavenly_win" in {i.id for i in t.hands()[1].items}
+
+
+PAIR_2M = "W W W W N N N N 1s 1s 1s 1s 9s 9s 2m 2m"  # seat 2: a pair of 2m
+
+
+def drawn_on_a_2m() -> Script:
+    """The last drawable tile: seat 3 draws and throws a 2m nobody wins on: 荒局."""
+    t = Script(quiet({2: PAIR_2M}))
+    t.discard(0, "2m")
+    t.burn(1)
+    assert t.next_seat == 3
+    t.cycle(3, "2m")
+    assert [h.result for h in t.hands()] == ["drawn"]
+    return t
+
+
+def test_a_pong_of_the_last_discard_after_the_drawn_hand_breaks_restriction_7() -> None:
+    """D12: the 2m was discarded with no drawable tile left, so no 碰 of it (禁制 7); the
+    next seat had not drawn, so the pong is not late."""
+    t = drawn_on_a_2m()
+    seq = t.seq + 2  # the button, then the meld
+    t.pong(2, 3)
+    assert t.violations() == [(seq, 2, "restriction_7")]
+
+
+def test_a_drawn_hand_ends_once() -> None:
+    """After 荒局 a seat draws from the reserve and discards: a breach, but the hand is not
+    ended a second time."""
+    t = drawn_on_a_2m()
+    t.draw(0)
+    t.discard(0, t.hand_codes(0).split()[-1])
+    assert [h.result for h in t.hands()] == ["drawn"]
+    assert t.mirror.hands == 1
