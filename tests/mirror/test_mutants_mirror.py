@@ -3,6 +3,8 @@ faults, hand records)."""
 
 from __future__ import annotations
 
+import pytest
+
 from table_service.mirror.session import SessionStart
 from tests.mirror.script import Script, quiet
 
@@ -108,3 +110,31 @@ def test_a_drawn_hand_ends_once() -> None:
     t.discard(0, t.hand_codes(0).split()[-1])
     assert [h.result for h in t.hands()] == ["drawn"]
     assert t.mirror.hands == 1
+
+
+MID_HAND = {
+    "tile_drawn": {"kind": "tile_drawn", "seat": 1, "tile": 40, "end": "front"},
+    "meld_exposed": {
+        "kind": "meld_exposed",
+        "seat": 1,
+        "meld": "pong",
+        "from_seat": 0,
+        "tiles": [40, 41, 42],
+    },
+    "flower_revealed": {"kind": "flower_revealed", "seat": 1, "tile": 137},
+    "seat_button": {"kind": "seat_button", "seat": 1, "button": "pass"},
+    "hand_revealed": {"kind": "hand_revealed", "seat": 1, "tiles": [40, 41, 42]},
+    "tiles_shown": {"kind": "tiles_shown", "seat": 1, "tiles": [40, 41]},
+}
+
+
+@pytest.mark.parametrize("kind", sorted(MID_HAND))
+def test_past_a_gap_a_mid_hand_event_means_the_hands_start_was_lost(kind: str) -> None:
+    """replay-format.md: a hand not seen from its start (its beginning in a gap) is one
+    hand_unseen. After a hand ended, events are lost and the next one is a mid-hand event
+    (no shuffle seen): that hand began in the hole."""
+    t = Script(quiet({0: READY_17}))
+    t.win(0)
+    t.skip(5)
+    t.emit(MID_HAND[kind])
+    assert [code for _, code in t.faults()] == ["gap", "hand_unseen"]
