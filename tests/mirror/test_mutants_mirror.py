@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from table_service.mirror.mirror import TableMirror
 from table_service.mirror.session import SessionStart
 from tests.mirror.script import Script, quiet
 
@@ -138,3 +139,25 @@ def test_past_a_gap_a_mid_hand_event_means_the_hands_start_was_lost(kind: str) -
     t.skip(5)
     t.emit(MID_HAND[kind])
     assert [code for _, code in t.faults()] == ["gap", "hand_unseen"]
+
+
+def test_a_mirror_with_no_session_yet_shows_the_defaults() -> None:
+    """replay-format.md: every session key has a default (seat 0 deals, N 0, 東); nothing
+    has been played or paid yet."""
+    snap = TableMirror("t9").snapshot()
+    assert (snap["dealer"], snap["streak"], snap["round_wind"], snap["start_seat"]) == (
+        0,
+        0,
+        "E",
+        0,
+    )
+    assert (snap["hands"], snap["totals"], snap["hand"]) == (0, [0, 0, 0, 0], None)
+
+
+def test_the_mirror_counts_each_violation_once() -> None:
+    """replay-format.md's summary counts the violations: one breach, one counted."""
+    t = Script(quiet())
+    t.discard(0, "2m")
+    t.draw(1, "3m", end="back")
+    assert len(t.violations()) == 1
+    assert t.mirror.violations == 1
