@@ -161,3 +161,11 @@ def test_the_mirror_counts_each_violation_once() -> None:
     t.draw(1, "3m", end="back")
     assert len(t.violations()) == 1
     assert t.mirror.violations == 1
+
+
+def test_the_mirror_counts_each_fault() -> None:
+    t = Script(quiet())
+    t.skip()
+    t.discard(0, "2m")
+    assert [code for _, code in t.faults()] == ["gap", "hand_unseen"]
+    assert t.mirror.faults == 2
