@@ -161,6 +161,10 @@ def test_the_mirror_counts_each_violation_once() -> None:
     t.draw(1, "3m", end="back")
     assert len(t.violations()) == 1
     assert t.mirror.violations == 1
+    t.discard(1, "3m")
+    t.draw(3, "4m")
+    assert len(t.violations()) == 2
+    assert t.mirror.violations == 2
 
 
 def test_the_mirror_counts_each_fault() -> None:
