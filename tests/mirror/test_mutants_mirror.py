@@ -173,3 +173,14 @@ def test_the_mirror_counts_each_fault() -> None:
     t.discard(0, "2m")
     assert [code for _, code in t.faults()] == ["gap", "hand_unseen"]
     assert t.mirror.faults == 2
+
+
+def test_a_discard_after_a_win_is_impossible() -> None:
+    """replay-format.md: after the hand ended in a win no tile moves in it: a discard
+    then is an event that cannot happen in this phase."""
+    t = Script(quiet({0: READY_17}))
+    t.win(0)
+    seq = t.seq + 1
+    t.emit({"kind": "tile_discarded", "seat": 1, "tile": t.concealed[1][0]})
+    assert t.faults() == [(seq, "impossible")]
+    assert t.violations() == []
