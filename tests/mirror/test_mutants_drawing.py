@@ -243,3 +243,20 @@ def test_only_a_seat_with_seven_flowers_robs_a_flower_just_revealed() -> None:
     assert t.violations() == [(seq, 3, "out_of_turn")]
     assert t.seat_state(2)["flowers"] == ["h1"]
     assert t.seat_state(2)["owed_replacements"] == 1
+
+
+def test_a_misread_draw_of_a_melded_tile_not_re_read_is_followed_out_of_the_meld() -> None:
+    """Seat 2's draw names a 2m lying in seat 1's pong (tile_twice); no re-read comes (seat 2
+    discards), so the draw is followed as it came: the tile leaves the meld."""
+    t = Script(quiet({1: "E E E E S S S S 1p 1p 1p 1p 9p 9p 2m 2m"}))
+    t.discard(0, "2m")
+    t.pong(1, 0)
+    t.discard(1, "9p")
+    melded = t.melds[1][0][1][0]
+    seq = t.seq + 1
+    t.emit({"kind": "tile_drawn", "seat": 2, "tile": melded, "end": "front"})
+    t.concealed[2].append(melded)
+    t.discard(2, "2m")
+    assert (seq, "tile_twice") in t.faults()
+    melds = t.seat_state(1)["melds"]
+    assert [len(m["tiles"]) for m in melds] == [2]
