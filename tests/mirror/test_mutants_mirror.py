@@ -184,3 +184,13 @@ def test_a_discard_after_a_win_is_impossible() -> None:
     t.emit({"kind": "tile_discarded", "seat": 1, "tile": t.concealed[1][0]})
     assert t.faults() == [(seq, "impossible")]
     assert t.violations() == []
+
+
+def test_a_dealers_false_win_passes_the_deal() -> None:
+    """§2: a dealer's 詐胡 passes the deal (下莊, N back to 0)."""
+    t = Script(quiet())
+    t.win(0)
+    record = t.hand()
+    assert (record.result, record.seat) == ("false_win", 0)
+    assert record.next is not None
+    assert (record.next.dealer, record.next.streak) == (1, 0)
