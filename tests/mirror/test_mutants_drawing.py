@@ -3,6 +3,8 @@ replay-format.md faults). Every expected value comes from the rules text."""
 
 from __future__ import annotations
 
+import pytest
+
 from table_service.rules.tiles import FLOWER_BASE
 from tests.mirror.script import QUIET, Script, quiet
 
@@ -260,3 +262,34 @@ def test_a_misread_draw_of_a_melded_tile_not_re_read_is_followed_out_of_the_meld
     assert (seq, "tile_twice") in t.faults()
     melds = t.seat_state(1)["melds"]
     assert [len(m["tiles"]) for m in melds] == [2]
+
+
+@pytest.mark.parametrize(
+    ("early", "ahead", "early_hand", "ahead_hand"),
+    [
+        (
+            3,
+            1,
+            "C C C C F F F F 1m 1m 1m 1m 9m 9m 9m h3",
+            "E E E E S S S S 1p 1p 1p 1p 9p 9p h1 2m h2",
+        ),
+        (
+            0,
+            2,
+            "P P P P 5m 5m 5m 5m 5p 5p 5p 5p 5s 5s 5s h4",
+            "W W W W N N N N 1s 1s 1s 1s 9s 9s 9s h2",
+        ),
+    ],
+)
+def test_the_opening_replacements_go_in_turn_from_the_dealer(
+    early: int, ahead: int, early_hand: str, ahead_hand: str
+) -> None:
+    """§2 補花: starting with the dealer (seat 1 here) and in turn order. A seat that draws
+    its replacement while a seat before it (from the dealer) still holds its dealt flower
+    takes a tile out of its order: replacement_order."""
+    hands = quiet({early: early_hand, ahead: ahead_hand}, dealer=1, extra="2p")
+    t = Script(hands, dealer=1)
+    t.flower(early, early_hand.split()[-1])
+    seq = t.seq + 1
+    t.replacement(early, "2s")
+    assert t.violations() == [(seq, early, "replacement_order")]
