@@ -110,6 +110,16 @@ PACKAGES = {
             "tests/mirror/test_faults.py",
             "tests/mirror/test_money.py",
             "tests/mirror/test_session_profile.py",
+            "tests/mirror/test_public_claims.py",
+            "tests/mirror/test_rulebook_codes.py",  # the rulebook suite: every code, rule
+            "tests/mirror/test_rulebook_claims.py",  # and decision from the text, with twins
+            "tests/mirror/test_rulebook_decisions.py",
+            "tests/mirror/test_rulebook_faults.py",
+            "tests/mirror/test_mutants_wins.py",  # worked cases written for survivors
+            "tests/mirror/test_mutants_claims.py",
+            "tests/mirror/test_mutants_state.py",
+            "tests/mirror/test_mutants_drawing.py",
+            "tests/mirror/test_mutants_mirror.py",
             "tests/test_event_docs.py",  # the records' field descriptions
         ),
         properties=("tests/mirror/test_simulated.py",),  # simulated games, Hypothesis
