@@ -220,7 +220,6 @@ class WinsMixin(MirrorCore):
                 # self-draw stand, but never an 暗槓's replacement (an 暗槓 clears nothing)
                 codes.append("passed_win")
             timing, declared = self._self_draw_timing(hand, s)
-            heavenly = timing == "heavenly_win"
             return WinClaim(
                 seat,
                 "self_draw",
@@ -229,7 +228,7 @@ class WinsMixin(MirrorCore):
                 self._seq,
                 self._boot,
                 _once(codes),
-                replacement=s.last_from_back and not heavenly,
+                replacement=s.last_from_back,  # a 天胡's 槓上開花: the profile's switch (§7)
                 timing=timing,
                 declared=declared,
             )

@@ -732,3 +732,23 @@ def test_d1_a_win_let_go_before_an_added_kong_is_still_passed() -> None:
     t.win(2)
     assert t.violations() == [(seq, 2, "passed_win")]
     assert t.hand().result == "false_win"
+
+
+HEAVENLY_ON_A_FLOWER = "2m 3m 4m 6m 7m 8m 2s 3s 4s 6p 7p 8p 2p 2p 2p 7s h1"  # 7s: the pair
+
+
+@pytest.mark.parametrize("switch", [False, True])
+def test_a_heavenly_win_on_a_flower_replacement_and_the_kong_bloom_switch(switch: bool) -> None:
+    """§7 `kong_bloom_with_heavenly_win`: a dealer's 天胡 completed by its 補花 replacement
+    adds 槓上開花 only when the switch is true (by default 天胡 excludes it)."""
+    profile = {"rules": {"kong_bloom_with_heavenly_win": switch}}
+    t = Script(quiet({0: HEAVENLY_ON_A_FLOWER}), profile=profile)
+    t.flower(0, "h1")
+    t.replacement(0, "7s")
+    t.win(0)
+    assert t.violations() == []
+    hand = t.hand()
+    ids = {item.id for item in hand.items}
+    assert (hand.result, hand.kind, hand.seat) == ("win", "self_draw", 0)
+    assert "heavenly_win" in ids
+    assert ("kong_bloom" in ids) is switch
