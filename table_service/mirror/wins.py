@@ -93,9 +93,9 @@ class WinsMixin(MirrorCore):
         if previous is not None:
             if _rivals(previous, claim):  # 攔胡: the better claim stands, the other press loses
                 if _rank(previous) <= _rank(claim):
-                    self._lost.add(seat)
+                    self._lost_on_priority(hand, claim)
                     return
-                self._lost.add(previous.seat)
+                self._lost_on_priority(hand, previous)
             else:
                 self._judge()
         self._claim = claim
@@ -117,7 +117,20 @@ class WinsMixin(MirrorCore):
             codes.append("passed_win")
         if settled.how == "discard" and completes(s.shown_in_hand(), tile_kind(settled.tile)):
             codes.append("restriction_8")
+        if not s.can_win_with(tile_kind(settled.tile)):
+            codes.append("false_win")
         self._record_bars(seat, codes)
+
+    def _lost_on_priority(self, hand: HandState, claim: WinClaim) -> None:
+        """A 胡 that another claim outranks (攔胡): the button alone, settling nothing; but
+        a hand that cannot take the tile still declared a false win (its bars are flagged
+        at the press already)."""
+        self._lost.add(claim.seat)
+        if not hand.seats[claim.seat].can_win_with(tile_kind(claim.tile)):
+            self._violation(
+                claim.seat, "false_win", _BAR_TEXT["false_win"].format(seat=claim.seat),
+                at=(claim.boot_id, claim.seq),
+            )  # fmt: skip
 
     def _lost_press(self, seat: int) -> bool:
         """Whether a 胡 press (or its reveal) after the win was decided lost on priority to
@@ -454,6 +467,7 @@ _BAR_TEXT: Final = {
     "restriction_5": "seat {seat}'s 暗槓 replacement win waits on a tile discarded this go-round"
     " (禁制 5)",
     "restriction_8": "seat {seat} won on a discard that completes tiles it had shown (禁制 8)",
+    "false_win": "seat {seat} declared 胡 on a hand that does not win",
 }
 
 

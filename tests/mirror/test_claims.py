@@ -427,3 +427,19 @@ def test_win_over_an_exposed_pong() -> None:
     hand = t.hand()
     assert (hand.result, hand.kind, hand.seat, hand.payer) == ("win", "discard", 2, 0)
     assert t.seat_state(3)["melds"] == [] and t.seat_state(3)["concealed_count"] == 16
+
+
+def test_intercepted_win_a_false_press_that_lost_is_still_a_false_win() -> None:
+    """Seat 1 (nearest) presses 胡 on a 6s its hand cannot take; seat 2 wins on it. The
+    false declaration settles nothing but is flagged, whatever the order of the presses."""
+    for order in ((1, 2), (2, 1)):
+        t = rival_winners()
+        presses = {}
+        for seat in order:
+            t.button(seat, "win")
+            presses[seat] = t.seq
+        t.reveal(2)
+        assert t.violations() == [(presses[1], 1, "false_win")]
+        hand = t.hand()
+        assert (hand.result, hand.seat, hand.payer) == ("win", 2, 0)
+        assert hand.net[1] == 0

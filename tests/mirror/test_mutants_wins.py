@@ -223,7 +223,11 @@ def test_a_dead_seat_pressing_after_the_win_is_a_dead_hand_claim() -> None:
     assert (t.hand().result, t.hand().seat, t.hand().payer) == ("win", 3, 0)
     press = t.seq + 1
     t.button(1, "win")
-    assert t.violations() == [(discarded, 1, "flower_discarded"), (press, 1, "dead_hand_claim")]
+    assert t.violations() == [
+        (discarded, 1, "flower_discarded"),
+        (press, 1, "dead_hand_claim"),
+        (press, 1, "false_win"),  # its hand does not take the 6s either
+    ]
     assert t.hand().net[1] == 0
 
 
