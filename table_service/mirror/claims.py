@@ -89,7 +89,7 @@ class ClaimsMixin(MirrorCore):
         if s.passed_win and (flower or kind not in s.waits()):
             s.passed_win = False  # D1: cleared by discarding a tile that is not a winning tile
         if hand.pending is not None:
-            self._close_claims(hand, hand.pending, claimer=None, lose_wins=True)
+            self._close_claims(hand, hand.pending)
         s.round_discards = set()
         s.passed_pongs.clear()
         s.no_discard = frozenset()
@@ -107,41 +107,36 @@ class ClaimsMixin(MirrorCore):
         if hand.drawable == 0 and not winners:
             self._end_drawn()  # the last discard and nobody can win on it: 荒局
 
-    def _close_claims(
-        self,
-        hand: HandState,
-        pending: Pending,
-        claimer: int | None,
-        lose_wins: bool = False,
-        by_chow: bool = False,
-        keep_wins: bool = False,
-    ) -> None:
-        """A discard's window closes (a draw, a claim): 過碰 for who let a pair go (D2) (all
-        before a pong's claimer; everyone before a chow, which comes last); a winner who let
-        it go has 過水 (D1) once its 胡 would be late (`keep_wins`: not yet, a 碰 or 明槓 just
-        made leaves a 胡 on time until the claimer's discard)."""
+    def _pass_pongs(self, hand: HandState, pending: Pending, claimer: int | None) -> None:
+        """過碰 (D2), once a tile: who let it go holding a pair may not pong another copy in
+        this go-round: every seat before a 碰's or 槓's claimer, or all of them (a draw, a
+        discard, a 吃, which comes last)."""
+        if (
+            pending.pongs_passed
+            or pending.next_drew
+            or pending.added_kong
+            or pending.drawable_then <= NO_CLAIM_DRAWABLE
+        ):
+            pending.pongs_passed = True
+            return
+        kind = tile_kind(pending.tile)
+        for seat in claim_order(pending.seat):
+            if seat == claimer:
+                break
+            if hand.seats[seat].counts()[kind] >= 2:
+                hand.seats[seat].passed_pongs.add(kind)
+        pending.pongs_passed = True
+
+    def _close_claims(self, hand: HandState, pending: Pending) -> None:
+        """A discard's window closes (its claimer's or the next discard, a 明槓's replacement,
+        a 加槓): 過碰 for who let a pair go, 過水 (D1) for a winner who let it go."""
         if pending.closed:
             return
-        if (
-            not pending.pongs_passed
-            and not pending.next_drew
-            and not pending.added_kong
-            and pending.drawable_then > NO_CLAIM_DRAWABLE
-        ):
-            kind = tile_kind(pending.tile)
-            for seat in claim_order(pending.seat):
-                if seat == claimer and not by_chow:
-                    break
-                if hand.seats[seat].counts()[kind] >= 2:
-                    hand.seats[seat].passed_pongs.add(kind)
-        pending.pongs_passed = True
-        if keep_wins:
-            return
-        if lose_wins or claimer is not None:
-            for seat in pending.winners:  # a claimer among them passed at its claim
-                self._pass_win(hand.seats[seat])
-            pending.closed = True
-            hand.pending = None
+        self._pass_pongs(hand, pending, None)
+        for seat in pending.winners:  # a claimer among them passed at its claim
+            self._pass_win(hand.seats[seat])
+        pending.closed = True
+        hand.pending = None
 
     # --- claims and kongs ----------------------------------------------------------
 
@@ -237,7 +232,7 @@ class ClaimsMixin(MirrorCore):
             pending.winners.discard(seat)
             self._pass_win(s)
         if meld != "chow":  # 過碰 now; a 胡 on the tile still outranks it until its discard
-            self._close_claims(hand, pending, claimer=seat, keep_wins=True)
+            self._pass_pongs(hand, pending, claimer=seat)
         discarder = hand.seats[pending.seat]
         if tile in discarder.river:
             discarder.river.remove(tile)
@@ -311,7 +306,7 @@ class ClaimsMixin(MirrorCore):
         s = hand.seats[seat]
         pending = hand.pending
         if pending is not None and seat in (pending.melded_by, pending.chowed_by):
-            self._close_claims(hand, pending, claimer=None, lose_wins=True)
+            self._close_claims(hand, pending)
         if own is not None and s.shown & set(own):
             self._violation(
                 seat,
@@ -373,7 +368,7 @@ class ClaimsMixin(MirrorCore):
         if s.passed_win and kind not in s.waits():
             s.passed_win = False  # D1: a 加槓 of a tile that is not a winning tile clears it
         if hand.pending is not None:  # the discard before it: who let a win go has 過水 (D1)
-            self._close_claims(hand, hand.pending, claimer=None, lose_wins=True)
+            self._close_claims(hand, hand.pending)
         winners = {o.seat for o in hand.seats if o is not s and o.can_win_with(kind)}
         hand.pending = Pending(tile, seat, hand.drawable, winners, added_kong=True)
         self._kong_replacement(hand, s)

@@ -214,14 +214,10 @@ class MirrorCore:
             winning_tile: str | None = None,
         ) -> None: ...  # mirror.py
 
-        def _close_claims(
-            self,
-            hand: HandState,
-            pending: Pending,
-            claimer: int | None,
-            lose_wins: bool = False,
-            by_chow: bool = False,
-            keep_wins: bool = False,
+        def _close_claims(self, hand: HandState, pending: Pending) -> None: ...  # claims.py
+
+        def _pass_pongs(
+            self, hand: HandState, pending: Pending, claimer: int | None
         ) -> None: ...  # claims.py
 
         def _undo_meld(self, hand: HandState, pending: Pending) -> None: ...  # claims.py

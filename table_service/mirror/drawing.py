@@ -212,7 +212,7 @@ class DrawingMixin(MirrorCore):
                     self._replacement_in_pass(hand, seat, tile)
                 pending = hand.pending
                 if pending is not None and pending.melded_by == seat:  # a 明槓's replacement
-                    self._close_claims(hand, pending, claimer=None, lose_wins=True)
+                    self._close_claims(hand, pending)
             elif self._rob_flower(hand, seat):
                 pass
             else:
@@ -259,7 +259,7 @@ class DrawingMixin(MirrorCore):
         s = hand.seats[seat]
         pending = hand.pending
         if pending is not None and not pending.added_kong:
-            self._close_claims(hand, pending, claimer=None)
+            self._pass_pongs(hand, pending, None)
             pending.next_drew = True
             if seat in pending.winners:  # D1: it reached to draw instead of winning
                 pending.winners.discard(seat)
