@@ -31,6 +31,7 @@ class ClaimsMixin(MirrorCore):
             return
         if hand.phase == "dealing":
             self._fault("impossible", "a discard during the deal")
+            return
         seat, tile = body.seat, body.tile
         place = hand.where.get(tile)
         if place is not None and place != ("hand", seat):
@@ -179,14 +180,15 @@ class ClaimsMixin(MirrorCore):
                 late = True
             else:
                 self._fault("impossible", f"seat {seat} exposed a {meld} with no discard to claim")
-                for tile in tiles:
-                    self._take(hand, tile, seat, "melded")
-                self._add_meld(hand, s, meld, tiles, None)
                 return
         else:
             late = pending.closed or pending.next_drew or pending.melded_by is not None
         tile = pending.tile
         kind = tile_kind(tile)
+        kinds = sorted(tile_kind(t) for t in tiles)
+        if not _meld_shape(meld, kinds):
+            self._fault("impossible", f"{_codes(tiles)} is not a {meld}")
+            return
         if s.dead:
             self._violation(seat, "dead_hand_claim", f"seat {seat} is 相公 and claimed a {meld}")
         else:
@@ -223,9 +225,6 @@ class ClaimsMixin(MirrorCore):
                     "restriction_8",
                     f"seat {seat} made a {meld} with tiles it had shown (禁制 8)",
                 )
-        kinds = sorted(tile_kind(t) for t in tiles)
-        if not _meld_shape(meld, kinds):
-            self._fault("impossible", f"{' '.join(tile_code(t) for t in tiles)} is not a {meld}")
         if pending.chowed_by is not None and meld != "chow":
             self._undo_meld(hand, pending)  # 碰/槓 outrank a 吃 not yet followed by its discard
         if seat in pending.winners:  # D1: it could win on the tile and claimed a meld instead
@@ -333,10 +332,10 @@ class ClaimsMixin(MirrorCore):
 
     def _concealed_kong(self, hand: HandState, seat: int, tiles: list[int]) -> None:
         s = hand.seats[seat]
+        if not _meld_shape("kong_concealed", sorted(tile_kind(t) for t in tiles)):
+            self._fault("impossible", f"{_codes(tiles)} is not a kong")
+            return
         self._own_kong_checks(hand, seat, "暗槓", tiles)
-        kinds = sorted(tile_kind(t) for t in tiles)
-        if not _meld_shape("kong_concealed", kinds):
-            self._fault("impossible", f"{' '.join(tile_code(t) for t in tiles)} is not a kong")
         for tile in tiles:
             self._take(hand, tile, seat, "melded")
         self._add_meld(hand, s, "kong_concealed", tiles, None)
@@ -349,16 +348,16 @@ class ClaimsMixin(MirrorCore):
 
     def _added_kong(self, hand: HandState, seat: int, tiles: list[int]) -> None:
         s = hand.seats[seat]
-        self._own_kong_checks(hand, seat, "加槓", [t for t in tiles if t in s.concealed])
         kinds = {tile_kind(t) for t in tiles}
         pong = next((m for m in s.melds if m.kind == "pong" and set(m.tiles) <= set(tiles)), None)
         extra = [t for t in tiles if pong is None or t not in pong.tiles]
         if pong is None or len(kinds) != 1 or len(extra) != 1:
             self._fault(
-                "impossible", f"seat {seat}'s 加槓 {tiles} does not extend one of its pongs"
+                "impossible", f"seat {seat}'s 加槓 {_codes(tiles)} does not extend one of its pongs"
             )
             return
         tile = extra[0]
+        self._own_kong_checks(hand, seat, "加槓", [tile] if tile in s.concealed else [])
         self._take(hand, tile, seat, "added")
         pong.kind = "kong_added"
         pong.tiles.append(tile)
@@ -380,13 +379,11 @@ class ClaimsMixin(MirrorCore):
         if hand is None:
             return
         s = hand.seats[body.seat]
-        for tile in body.tiles:
-            if hand.where.get(tile) != ("hand", body.seat):
-                self._fault(
-                    "impossible", f"seat {body.seat} showed {tile_code(tile)}, not in its hand"
-                )
-            elif not is_flower_tile(tile):
-                s.shown.add(tile)
+        stray = [t for t in body.tiles if hand.where.get(t) != ("hand", body.seat)]
+        if stray:  # a misread: the whole event changes nothing
+            self._fault("impossible", f"seat {body.seat} showed {_codes(stray)}, not in its hand")
+            return
+        s.shown.update(t for t in body.tiles if not is_flower_tile(t))
 
 
 def _elsewhere(place: tuple[str, int] | None, seat: int) -> bool:

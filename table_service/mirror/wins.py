@@ -358,9 +358,18 @@ class WinsMixin(MirrorCore):
     # --- judging -------------------------------------------------------------------
 
     def _hand_revealed(self, body: Any) -> None:
-        claim = self._claim
-        if claim is not None and claim.seat == body.seat:
-            claim.revealed = list(body.tiles)  # judged once no nearer claim can come
+        claim, hand = self._claim, self.hand
+        if claim is not None and hand is not None and claim.seat == body.seat:
+            revealed = list(body.tiles)
+            seen = _seen_hand(hand.seats[claim.seat], claim)
+            if sorted(revealed) != sorted(seen) and _late_tile(hand, claim, revealed) is None:
+                # a misread reveal changes nothing: the re-read (or the mirror's tiles) is judged
+                self._fault(
+                    "impossible",
+                    f"seat {claim.seat} revealed {_codes(revealed)}; the mirror saw {_codes(seen)}",
+                )
+                return
+            claim.revealed = revealed  # judged once no nearer claim can come
             return
         if body.seat in self._lost or self._lost_press(body.seat):
             return  # a 胡 that lost on priority: its reveal changes nothing
@@ -373,21 +382,10 @@ class WinsMixin(MirrorCore):
         if claim is None or hand is None:
             return
         self._settled = claim
-        revealed = claim.revealed
         s = hand.seats[claim.seat]
-        ids = list(s.concealed)
-        if revealed is not None and claim.flower_win is None:
-            self._late_win(hand, s, claim, revealed)
-        if claim.how != "self_draw" and claim.tile not in ids:
-            ids.append(claim.tile)
-        if revealed is not None and sorted(revealed) != sorted(ids):
-            self._fault(
-                "impossible",
-                f"seat {claim.seat} revealed {_codes(revealed)}; the mirror saw {_codes(ids)}",
-            )
-            ids = list(revealed)
-            if claim.how != "self_draw" and claim.tile not in ids:
-                ids.append(claim.tile)
+        if claim.revealed is not None and claim.flower_win is None:
+            self._late_win(hand, s, claim, claim.revealed)
+        ids = _seen_hand(s, claim)
         candidate: Hand | None
         if claim.flower_win is not None and not s.is_complete():
             candidate = flower_only_hand(claim, s, self.deal)
@@ -426,13 +424,11 @@ class WinsMixin(MirrorCore):
     ) -> None:
         """A 胡 revealed with an earlier discard, not the one it was pressed on: that tile's
         window had closed (D3), so the claim is late; it is judged on that tile."""
-        extra = [t for t in revealed if t not in s.concealed]
-        if len(extra) != 1 or extra[0] == claim.tile or len(revealed) != len(s.concealed) + 1:
+        tile = _late_tile(hand, claim, revealed)
+        if tile is None:
             return
-        place = hand.where.get(extra[0])
-        if place is None or place[0] != "river" or place[1] == s.seat:
-            return
-        claim.how, claim.tile, claim.payer, claim.timing = "discard", extra[0], place[1], None
+        place = hand.where[tile]
+        claim.how, claim.tile, claim.payer, claim.timing = "discard", tile, place[1], None
         if "late_claim" not in claim.codes:
             claim.codes.append("late_claim")
             self._violation(
@@ -456,6 +452,28 @@ class WinsMixin(MirrorCore):
                     meld.kind = "pong"  # 搶槓: the kong falls back to its pong
         hand.seats[claim.seat].concealed.append(claim.tile)
         hand.where[claim.tile] = ("hand", claim.seat)
+
+
+def _seen_hand(s: SeatState, claim: WinClaim) -> list[int]:
+    """The hand a 胡 is judged on, as the mirror saw it: the concealed tiles and the tile
+    won on."""
+    ids = list(s.concealed)
+    if claim.how != "self_draw" and claim.tile not in ids:
+        ids.append(claim.tile)
+    return ids
+
+
+def _late_tile(hand: HandState, claim: WinClaim, revealed: list[int]) -> int | None:
+    """The earlier discard a reveal shows the 胡 was made on, when it is not the tile
+    pressed on (a late claim), or None."""
+    concealed = hand.seats[claim.seat].concealed
+    extra = [t for t in revealed if t not in concealed]
+    if len(extra) != 1 or extra[0] == claim.tile or len(revealed) != len(concealed) + 1:
+        return None
+    place = hand.where.get(extra[0])
+    if place is None or place[0] != "river" or place[1] == claim.seat:
+        return None
+    return extra[0]
 
 
 _BAR_TEXT: Final = {

@@ -291,3 +291,117 @@ def test_a_misread_during_the_deal_is_read_again() -> None:
     assert t.faults() == [(seq, "tile_twice")]
     assert t.violations() == []
     assert t.mirror.hand is not None and t.mirror.hand.deal_draws == 4
+
+
+# --- a faulted event changes nothing in the mirror's picture (replay-format.md) --------
+
+
+def test_a_discard_during_the_deal_changes_nothing() -> None:
+    """A discard read while the deal is under way cannot happen: a fault, the tile stays in
+    the seat's hand, nobody is charged (no hand_size), and the deal goes on."""
+    t = Script(quiet(), deal=False)
+    t.open_hand()
+    dealt = [t.alloc(c) for c in quiet()[0].split()[:4]]
+    for tile in dealt:
+        t.draw(0, tile=tile)
+    before = t.mirror.snapshot(concealed=True)["hand"]
+    seq = t.seq + 1
+    t.emit({"kind": "tile_discarded", "seat": 0, "tile": dealt[0]})
+    assert t.faults() == [(seq, "impossible")]
+    assert t.violations() == []
+    assert t.mirror.snapshot(concealed=True)["hand"] == before
+
+
+def test_a_meld_with_no_discard_to_claim_changes_nothing() -> None:
+    """Seat 2 exposes a pong when no discard lies open: a fault, and its tiles stay in its
+    hand; the turn is still seat 0's, whose discard is judged as that discard."""
+    t = Script(quiet({2: "2m 3m 4m 6m 7m 8m 2s 3s 4s 6p 6p 6p 7s 8s W W"}))
+    t.discard(0, "2m")
+    t.cycle(1)
+    t.cycle(2)
+    t.cycle(3)
+    t.draw(0)
+    drawn = t.concealed[0][-1]
+    before = t.mirror.snapshot(concealed=True)["hand"]
+    seq = t.seq + 1
+    tiles = [*t.ids(2, "W W"), t.alloc("W")]
+    t.emit({"kind": "meld_exposed", "seat": 2, "meld": "pong", "from_seat": 0, "tiles": tiles})
+    assert t.faults() == [(seq, "impossible")]
+    assert t.mirror.snapshot(concealed=True)["hand"] == before
+    t.emit({"kind": "tile_discarded", "seat": 0, "tile": drawn})
+    t.concealed[0].remove(drawn)
+    t.cycle(1)
+    t.cycle(2)
+    assert t.violations() == []
+    assert t.seat_state(2)["melds"] == []
+
+
+def test_a_meld_that_is_not_its_shape_changes_nothing() -> None:
+    """A 碰 read as three tiles of two kinds: a fault, no meld, and no violation charged for
+    a claim that the table never saw made; the re-read pong is the claim."""
+    t = Script(quiet({1: "E E E E S S S S 1p 1p 1p 1p 9p 9p 7p 7p"}, extra="7p"))
+    t.discard(0, "7p")
+    before = t.mirror.snapshot(concealed=True)["hand"]
+    seq = t.seq + 1
+    wrong = [t.offered, *t.ids(1, "7p 9p")]
+    t.emit({"kind": "meld_exposed", "seat": 1, "meld": "pong", "from_seat": 0, "tiles": wrong})
+    assert t.faults() == [(seq, "impossible")]
+    assert t.mirror.snapshot(concealed=True)["hand"] == before
+    t.pong(1, 0, press=False)
+    t.discard(1, "9p")
+    assert t.violations() == []
+    assert [m["kind"] for m in t.seat_state(1)["melds"]] == ["pong"]
+
+
+READY_8S = "2m 3m 4m 6m 7m 8m 2s 3s 4s 6p 6p 6p 7s 9s W W"  # seat 2: waits 8s alone
+
+
+def _self_draw_with_misread_reveal(t: Script) -> int:
+    """Seat 2 draws its 8s and presses 胡; the reveal names a 3m where it holds its 2m."""
+    t.discard(0, "2m")
+    t.cycle(1)
+    t.draw(2, "8s")
+    tiles = list(t.concealed[2])
+    tiles[tiles.index(t.ids(2, "2m")[0])] = t.alloc("3m")
+    t.button(2, "win")
+    seq = t.seq + 1
+    t.emit({"kind": "hand_revealed", "seat": 2, "tiles": tiles})
+    return seq
+
+
+def test_a_misread_reveal_is_a_fault_and_its_reread_is_judged() -> None:
+    """A reveal unlike the hand the mirror saw: a fault that changes nothing, the claim
+    still waits for its reveal, and the re-read is judged: the win it is."""
+    t = Script(quiet({2: READY_8S}))
+    seq = _self_draw_with_misread_reveal(t)
+    assert t.faults() == [(seq, "impossible")]
+    assert t.hands() == []
+    t.reveal(2)
+    t.finish()
+    assert (t.hand().result, t.hand().kind, t.hand().seat) == ("win", "self_draw", 2)
+    assert t.violations() == []
+    assert t.faults() == [(seq, "impossible")]
+
+
+def test_a_misread_reveal_never_read_again_is_judged_on_the_mirrors_tiles() -> None:
+    """No re-read follows the misread reveal: the 胡 is judged on the hand the mirror saw
+    (a win), not on the misread tiles (which would make it a 詐胡)."""
+    t = Script(quiet({2: READY_8S}))
+    _self_draw_with_misread_reveal(t)
+    t.finish()
+    assert (t.hand().result, t.hand().seat) == ("win", 2)
+    assert t.violations() == []
+
+
+def test_tiles_shown_with_a_tile_not_in_the_hand_changes_nothing() -> None:
+    """A `tiles_shown` naming a tile the seat does not hold is a misread: a fault, and none
+    of its tiles binds the seat (禁制 8), so its pong of the other one stands."""
+    t = Script(quiet({1: "E E E E S S S S 1p 1p 1p 1p 9p 9p 7p 7p"}, extra="7p"))
+    elsewhere = t.concealed[3][0]
+    seq = t.seq + 1
+    t.emit({"kind": "tiles_shown", "seat": 1, "tiles": [*t.ids(1, "7p"), elsewhere]})
+    assert t.faults() == [(seq, "impossible")]
+    t.discard(0, "7p")
+    t.pong(1, 0)
+    t.discard(1, "9p")
+    assert t.violations() == []
