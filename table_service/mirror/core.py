@@ -55,6 +55,10 @@ class MirrorCore:
         self._last_reveal: tuple[int, int] | None = None  # (seat, flower) just revealed
         self._robbed: tuple[int, int] | None = None  # 七搶一 (1): (robbed seat, flower id)
         self._r5: tuple[int, frozenset[int]] | None = None  # 禁制 5 after an 暗槓
+        # Violations a referee overturned (rulings.py): (boot_id, seq, seat, code) of each;
+        # set by the fold before each event, never decided here.
+        self._ruled_deal: Deal | None = None  # a deal ruling waiting for the hand's end
+        self.overturned: frozenset[tuple[int, int, int, str]] = frozenset()
         # The next deal is learnt from who takes its first tiles: "unjudged" after a hand
         # whose result is not known, "gap" when a whole hand may have been lost (drawing.py)
         self._deal_uncertain: Literal["unjudged", "gap"] | None = None
@@ -88,7 +92,6 @@ class MirrorCore:
         if self._unjudged():
             return  # nobody is blamed in a hand the mirror did not see from its start
         boot_id, seq = at if at is not None else (self._boot, self._seq)
-        self.violations += 1
         self._out.append(
             Violation(
                 table=self.table,
@@ -99,8 +102,15 @@ class MirrorCore:
                 detail=detail,
             )
         )
+        if not self._upheld(seat, code, (boot_id, seq)):
+            return  # flagged, but a referee overturned it: it causes nothing (no 相公)
+        self.violations += 1
         if code in DEAD_HAND_CODES and self.hand is not None:
             self.hand.seats[seat].dead = True
+
+    def _upheld(self, seat: int, code: str, at: tuple[int, int]) -> bool:
+        """Whether a breach stands: False when a referee's ruling overturned it."""
+        return (*at, seat, code) not in self.overturned
 
     def _unjudged(self) -> bool:
         return self.hand is not None and self.hand.unseen

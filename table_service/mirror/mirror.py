@@ -82,14 +82,28 @@ class TableMirror(DrawingMixin, ClaimsMixin, WinsMixin):
     # --- the public face -----------------------------------------------------------
 
     def correct_deal(self, dealer: int, streak: int, round_wind: int) -> None:
-        """The referee's correction of who deals next (after a sensor fault misled a verdict).
+        """The referee's ruling on who deals next. It applies from the next hand: a hand
+        under way keeps its dealer, streak and round (its record's `next` says the ruled
+        deal); one still shuffling or built, whose tiles have not moved, is the next hand."""
+        ruled = Deal(dealer, streak, round_wind, self.deal.first_dealer)
+        hand = self.hand
+        if hand is not None and hand.phase in ("dealing", "play"):
+            self._ruled_deal = ruled
+            return
+        self._take_deal(ruled)
 
-        A correction is a new fact, not an edit: the hand records already given stand.
-        """
-        self.deal = Deal(dealer, streak, round_wind, self.deal.first_dealer)
+    def pay(self, ledger: list[tuple[int, int]]) -> None:
+        """Money a ruling moved (a penalty): in the session's totals, like a hand's."""
+        for seat, amount in ledger:
+            self.totals[seat] += amount
+
+    def _take_deal(self, deal: Deal) -> None:
+        self.deal = deal
         self.jiang_over = False
+        self._deal_uncertain = None  # the referee tells the deal
+        self._ruled_deal = None
         if self.hand is not None and self.hand.phase in ("shuffling", "built"):
-            self.hand.dealer = dealer
+            self.hand.dealer = deal.dealer
 
     def start_session(self, session: SessionStart) -> list[Record]:
         """Start (or restart) the session. A hand whose tiles have begun to move is followed
@@ -101,6 +115,7 @@ class TableMirror(DrawingMixin, ClaimsMixin, WinsMixin):
         self.profile = session.rule_profile()
         self.deal = session.deal()
         self._deal_uncertain = None  # the session tells the deal
+        self._ruled_deal = None
         hand = self.hand
         if hand is not None and hand.phase in ("shuffling", "built"):
             hand.dealer = self.deal.dealer  # no tile has moved: the hand is the session's
@@ -114,14 +129,24 @@ class TableMirror(DrawingMixin, ClaimsMixin, WinsMixin):
         self._claim = None
         return self._out
 
-    def apply(self, event: Event) -> list[Record]:
-        """One event in (any order of boots, seq order within one), the records it caused."""
+    def pass_over(self, event: Event) -> list[Record]:
+        """An event a referee's ruling says did not happen: its seq is taken (so no gap is
+        seen after it) and nothing else changes."""
+        self._out = []
+        self._boot, self._seq = event.boot_id, event.seq
+        self._admit(event.boot_id, event.seq)
+        return self._out
+
+    def apply(self, event: Event, inserted: bool = False) -> list[Record]:
+        """One event in (any order of boots, seq order within one), the records it caused.
+        `inserted`: an event a referee's ruling says is missing, after the event whose key
+        it carries (it has no seq of its own, so no duplicate or gap is counted)."""
         if self.session is None:  # a stream with no session start plays by the defaults
             self.start_session(SessionStart(table=self.table))
         self._out = []
         self._boot, self._seq = event.boot_id, event.seq
         gaps = self.gaps
-        if not self._admit(event.boot_id, event.seq):
+        if not inserted and not self._admit(event.boot_id, event.seq):
             self.duplicates += 1
             return self._out
         self.events += 1
@@ -202,6 +227,7 @@ class TableMirror(DrawingMixin, ClaimsMixin, WinsMixin):
             "hands": self.hands,
             "totals": list(self.totals),
             "hand": None if self.hand is None else self._hand_snapshot(self.hand, concealed),
+            "ruled_deal": _deal_shown(self._ruled_deal),
         }
 
     def _hand_snapshot(self, hand: HandState, concealed: bool) -> dict[str, Any]:
@@ -267,6 +293,8 @@ class TableMirror(DrawingMixin, ClaimsMixin, WinsMixin):
         if self.hand is not None and self.hand.unseen:
             self._deal_uncertain = "unjudged"  # who won it is not known: the deal will tell
         self.hand = HandState([SeatState(s) for s in range(SEATS)], self.deal.dealer)
+        if self._ruled_deal is not None:  # a ruling made while the last hand was under way
+            self._take_deal(self._ruled_deal)
         self._settled = None
         return self.hand
 
@@ -362,9 +390,12 @@ class TableMirror(DrawingMixin, ClaimsMixin, WinsMixin):
     ) -> None:
         hand = self.hand
         assert hand is not None
+        ruled, self._ruled_deal = self._ruled_deal, None
         if hand.unseen:  # not judged: no record, no money, the deal learnt from the next
             hand.phase, hand.result, hand.pending = "over", result, None
             self._deal_uncertain = "unjudged"
+            if ruled is not None:  # unless a referee said it
+                self._take_deal(ruled)
             return
         net = [0] * SEATS
         for p in payments:
@@ -373,7 +404,7 @@ class TableMirror(DrawingMixin, ClaimsMixin, WinsMixin):
         for i in range(SEATS):
             self.totals[i] += net[i]
         dealer_tai = max((p.dealer_tai for p in payments), default=0)
-        nxt = self.deal.next(end)
+        nxt = self.deal.next(end) if ruled is None else ruled
         self.hands += 1
         self._out.append(
             HandRecord(
@@ -428,6 +459,13 @@ _MID_HAND: Final = frozenset(
         "tiles_shown",
     }
 )
+
+
+def _deal_shown(deal: Deal | None) -> dict[str, Any] | None:
+    """A referee's deal ruling waiting for the hand under way to end, as the state shows it."""
+    if deal is None:
+        return None
+    return {"dealer": deal.dealer, "streak": deal.streak, "round_wind": WINDS[deal.round_wind]}
 
 
 def _ignore(body: Any) -> None:

@@ -87,9 +87,14 @@ class WinsMixin(MirrorCore):
         if previous is not None and previous.seat == seat:
             return  # the same 胡 pressed again
         claim = self._win_claim(hand, s)
+        at = (claim.boot_id, claim.seq)
+        if not self._upheld(seat, "false_win", at) and not self._wins(hand, s, claim):
+            self._record_bars(seat, [*claim.codes, "false_win"])  # shown with their rulings
+            return  # overturned: a 胡 on a hand that does not win, as if never pressed
+        self._record_bars(seat, claim.codes)  # a barred declaration, whether it wins or not
+        claim.codes = [code for code in claim.codes if self._upheld(seat, code, at)]
         if claim.how in _ON_A_TILE:
             claim.legal = not claim.codes and self._may_win_on(hand, s, hand.pending)
-        self._record_bars(seat, claim.codes)  # a barred declaration, whether it wins or not
         if previous is not None:
             if _rivals(previous, claim):  # 攔胡: the better claim stands, the other press loses
                 if _rank(previous) <= _rank(claim):
@@ -101,6 +106,15 @@ class WinsMixin(MirrorCore):
         self._claim = claim
         if claim.flower_win is not None and not s.is_complete():
             self._judge()
+
+    @staticmethod
+    def _wins(hand: HandState, s: SeatState, claim: WinClaim) -> bool:
+        """Whether the hand is a winning one with the claim's tile, bars aside."""
+        if claim.flower_win is not None:
+            return True
+        if claim.how == "self_draw":
+            return s.is_complete()
+        return claim.tile >= 0 and s.can_win_with(tile_kind(claim.tile))
 
     def _record_bars(self, seat: int, codes: list[str]) -> None:
         for code in codes:
@@ -429,7 +443,8 @@ class WinsMixin(MirrorCore):
             return
         place = hand.where[tile]
         claim.how, claim.tile, claim.payer, claim.timing = "discard", tile, place[1], None
-        if "late_claim" not in claim.codes:
+        at = (claim.boot_id, claim.seq)
+        if "late_claim" not in claim.codes and self._upheld(s.seat, "late_claim", at):
             claim.codes.append("late_claim")
             self._violation(
                 s.seat,

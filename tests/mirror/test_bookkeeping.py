@@ -41,6 +41,7 @@ def test_snapshot_of_a_session_before_its_first_hand() -> None:
         "hands": 0,
         "totals": [0, 0, 0, 0],
         "hand": None,
+        "ruled_deal": None,
     }
     assert TableMirror("t1").snapshot()["players"] == ["0", "1", "2", "3"]
     wrapped = SessionStart(table="t1", dealer=0, start_seat=2)

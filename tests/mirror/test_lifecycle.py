@@ -46,13 +46,27 @@ def test_a_correction_before_the_roll_moves_the_deal_being_set_up() -> None:
     assert t.mirror.snapshot()["hand"]["dealer"] == 3
 
 
-def test_a_correction_during_play_leaves_the_hand_and_sets_the_next() -> None:
-    """A correction is a new fact, not an edit: the hand in play keeps its dealer."""
+def test_a_deal_ruling_during_play_applies_from_the_next_hand() -> None:
+    """A ruling on the deal made while a hand is under way changes nothing of that hand
+    (its dealer, streak and round stay on the board, its record is scored with them);
+    its record's `next` is the ruled deal, and the next hand is dealt so."""
     t = Script(quiet())
     t.mirror.correct_deal(2, 1, 1)
     got = t.mirror.snapshot()
-    assert (got["dealer"], got["streak"], got["round_wind"]) == (2, 1, "S")
+    assert (got["dealer"], got["streak"], got["round_wind"]) == (0, 0, "E")
     assert (got["hand"]["dealer"], got["hand"]["phase"]) == (0, "play")
+    assert got["ruled_deal"] == {"dealer": 2, "streak": 1, "round_wind": "S"}
+    t.discard(0, "2m")
+    t.burn(0)
+    t.finish()
+    hand = t.hand()
+    assert (hand.dealer, hand.streak, hand.round_wind) == (0, 0, "E")
+    assert hand.next is not None
+    assert (hand.next.dealer, hand.next.streak, hand.next.round_wind) == (2, 1, "S")
+    t.emit({"kind": "shuffle_started"})
+    got = t.mirror.snapshot()
+    assert (got["dealer"], got["streak"], got["round_wind"], got["ruled_deal"]) == (2, 1, "S", None)
+    assert got["hand"]["dealer"] == 2
 
 
 def test_a_correction_after_the_last_hand_of_a_jiang_carries_on() -> None:

@@ -1,0 +1,47 @@
+"""The fold: what each kind of log entry does to a table's mirror (one meaning for each).
+
+The live service, a restart and a referee's re-derivation all read a table's log
+through this one function, with the rulings in force, so the records they give agree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from firmware_bridge.messages import Event
+from table_service.mirror.mirror import TableMirror
+from table_service.mirror.records import Fault, Record
+from table_service.mirror.rulings import Rulings, parse_ruling
+from table_service.mirror.session import SessionStart
+
+NO_RULINGS = Rulings()
+
+
+def fold(
+    mirror: TableMirror,
+    kind: str,
+    event: Event | None,
+    body: Mapping[str, Any] | None,
+    rulings: Rulings = NO_RULINGS,
+) -> list[Record]:
+    """Apply one log entry to a mirror; the records it gives (a service fault's is its own)."""
+    if kind == "event" and event is not None:
+        mirror.overturned = rulings.overturned
+        placed = mirror.hand.where if mirror.hand is not None else {}
+        out = mirror.pass_over(event) if rulings.drops(event) else []
+        for amended, inserted in rulings.events(event, placed):
+            out += mirror.apply(amended, inserted)
+        return out
+    body = dict(body or {})
+    if kind == "session":
+        return mirror.start_session(SessionStart.model_validate(body))
+    if kind == "fault":
+        return [Fault(table=mirror.table, **body)]
+    if kind == "correction":
+        ruling = parse_ruling(body)
+        if ruling.kind == "deal":
+            mirror.correct_deal(ruling.dealer, ruling.streak, ruling.round_wind)
+        elif ruling.kind == "penalty" and ruling.ledger:
+            mirror.pay([(seat, amount) for seat, amount in ruling.ledger])
+    return []  # a session's end, a note; a ruling on the past acts where it names

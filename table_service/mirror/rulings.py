@@ -1,0 +1,274 @@
+"""A referee's rulings: log entries that say what the records must be instead.
+
+A ruling is a fact about the past (this event read a tile wrongly; this event did not
+happen; this one is missing; this violation stands or does not), appended to the
+table's log with who made it and why. The records are a fold over the log, and the fold
+reads every event through the rulings in force (`Rulings`), so one ruling re-derives all
+it touches: the hand it names and every later hand of the session. A ruling is never
+edited: `undo` withdraws one (and an undo of an undo restores it).
+
+`penalty`, `deal` and `note` are rulings too; they act where they stand in the log
+(a penalty moves money then, a deal correction sets the next deal), not on the past.
+
+Pure: the bodies (one definition for the log, the API and the docs) and the value the
+fold consults; the service stores them and runs the re-derivation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Annotated, Any, Final, Literal, get_args
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from firmware_bridge.messages import EVENT_BODY, Event
+from table_service.mirror.records import ViolationCode
+from table_service.rules.tiles import (
+    FLOWER_BASE,
+    TILE_IDS,
+    TileCodeError,
+    parse_flower,
+    parse_kind,
+)
+
+NO_NUL: Final = r"^[^\x00]*$"
+Reason = Annotated[
+    str, Field(min_length=1, max_length=500, pattern=NO_NUL, description="why, for the record")
+]
+Seat = Annotated[int, Field(ge=0, le=3)]
+BootId = Annotated[int, Field(ge=0, le=0xFFFFFFFF, description="the event's boot")]
+Seq = Annotated[int, Field(ge=1, le=2**63 - 1, description="the event's seq in its boot")]
+# A tile as the referee names it: a physical id (0–143), or a code ("5m", "E", "h3") for
+# which the fold takes a copy still in the wall at that moment.
+TileRef = Annotated[
+    int | str,
+    Field(description="a tile id (0–143), or a code such as 5m, E or h3"),
+]
+
+
+class _Ruling(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    token_id: int | None = Field(None, description="who ruled (set by the service)")
+
+
+class _OnEvent(_Ruling):
+    boot_id: BootId
+    seq: Seq
+
+
+class TileRuling(_OnEvent):
+    """The event read one tile wrongly: `read` is what it said, `was` what it was."""
+
+    kind: Literal["tile"]
+    read: TileRef
+    was: TileRef
+    reason: Reason
+
+
+class DropRuling(_OnEvent):
+    """The event did not happen (a sensor's ghost): the fold skips it."""
+
+    kind: Literal["drop"]
+    reason: Reason
+
+
+class InsertRuling(_OnEvent):
+    """An event is missing: `body` happened right after the event (boot_id, seq)."""
+
+    kind: Literal["insert"]
+    body: dict[str, Any] = Field(description="the missing event's body, as the bridge sends it")
+    reason: Reason
+
+
+class VerdictRuling(_OnEvent):
+    """A violation stands (`uphold`) or does not (`overturn`: what it caused is undone:
+    相公 lifted, a 詐胡 of a barred win becomes the win it was, or a 胡 press on a hand
+    that does not win is as if never pressed and the hand plays on)."""
+
+    kind: Literal["verdict"]
+    seat: Seat
+    code: ViolationCode
+    decision: Literal["uphold", "overturn"]
+    reason: Reason
+
+
+class UndoRuling(_Ruling):
+    """Withdraw an earlier ruling (by its id): the records become what they were without it."""
+
+    kind: Literal["undo"]
+    ruling: int = Field(ge=1, description="the ruling withdrawn")
+    reason: Reason
+
+
+class DealRuling(_Ruling):
+    """Who deals next, from the next hand (after a sensor fault misled a verdict)."""
+
+    kind: Literal["deal"]
+    dealer: Seat
+    streak: int = Field(ge=0, le=100)
+    round_wind: int = Field(ge=0, le=3, description="0 東 … 3 北")
+    note: str = Field("", max_length=500, pattern=NO_NUL)
+
+
+class PenaltyRuling(_Ruling):
+    """包賠 / 眼牌: the offender pays each other seat 底 + 台 (+ dealer 台 with the dealer)."""
+
+    kind: Literal["penalty"]
+    seat: Seat = Field(description="the offender")
+    tai: int = Field(0, ge=0, le=100, description="the 牌面 the penalty is paid on")
+    reason: str = Field(max_length=200, pattern=NO_NUL)
+    ledger: list[list[int]] | None = Field(None, description="set by the service: who pays what")
+
+
+class NoteRuling(_Ruling):
+    kind: Literal["note"]
+    note: str = Field(min_length=1, max_length=500, pattern=NO_NUL)
+
+
+Ruling = Annotated[
+    TileRuling
+    | DropRuling
+    | InsertRuling
+    | VerdictRuling
+    | UndoRuling
+    | DealRuling
+    | PenaltyRuling
+    | NoteRuling,
+    Field(discriminator="kind"),
+]
+RULING: Final[TypeAdapter[Any]] = TypeAdapter(Ruling)
+RulingKind = Literal["tile", "drop", "insert", "verdict", "undo", "deal", "penalty", "note"]
+RULING_KINDS: Final[tuple[str, ...]] = get_args(RulingKind)
+# Rulings about the past: the records from the event they name onward are derived again.
+ON_EVENTS: Final = ("tile", "drop", "insert", "verdict")
+
+EventKey = tuple[int, int]
+ViolationKey = tuple[int, int, int, str]  # boot_id, seq, seat, code
+
+
+def parse_ruling(body: Mapping[str, Any]) -> Any:
+    """A ruling body validated (a pydantic ValidationError names the field at fault)."""
+    return RULING.validate_python(dict(body))
+
+
+@dataclass(frozen=True)
+class Rulings:
+    """The rulings in force at a table, as the fold reads them (built by `in_force`)."""
+
+    tiles: Mapping[EventKey, tuple[tuple[TileRef, TileRef], ...]] = field(default_factory=dict)
+    dropped: frozenset[EventKey] = frozenset()
+    inserted: Mapping[EventKey, tuple[dict[str, Any], ...]] = field(default_factory=dict)
+    overturned: frozenset[ViolationKey] = frozenset()
+
+    def drops(self, event: Event) -> bool:
+        return (event.boot_id, event.seq) in self.dropped
+
+    def touches(self, key: EventKey) -> bool:
+        return key in self.tiles or key in self.dropped or key in self.inserted
+
+    def events(self, event: Event, placed: Mapping[int, object]) -> list[tuple[Event, bool]]:
+        """The events a stored event stands for under the rulings, each with whether a
+        ruling inserted it: itself, itself with a tile corrected, nothing (dropped), and
+        any missing ones after it. `placed`: the tiles the mirror has placed now (a code
+        takes a copy that is not among them)."""
+        key = (event.boot_id, event.seq)
+        if not self.touches(key):
+            return [(event, False)]
+        out: list[tuple[Event, bool]] = []
+        if key not in self.dropped:
+            out.append((_corrected(event, self.tiles.get(key, ()), placed), False))
+        for body in self.inserted.get(key, ()):
+            missing = event.model_copy(update={"body": EVENT_BODY.validate_python(body)})
+            out.append((missing, True))
+        return out
+
+
+def in_force(rulings: Iterable[tuple[int, Any]]) -> Rulings:
+    """The rulings in force after every `undo` (given as (id, ruling) in log order): an
+    undo withdraws its target, an undo of that undo puts it back."""
+    listed = list(rulings)
+    withdrawn: set[int] = set()
+    for ruling_id, ruling in reversed(listed):  # the latest undo of a chain decides
+        if ruling.kind == "undo" and ruling_id not in withdrawn:
+            withdrawn.add(ruling.ruling)
+    tiles: dict[EventKey, list[tuple[TileRef, TileRef]]] = {}
+    dropped: set[EventKey] = set()
+    inserted: dict[EventKey, list[dict[str, Any]]] = {}
+    verdicts: dict[ViolationKey, str] = {}
+    for ruling_id, ruling in listed:
+        if ruling_id in withdrawn or ruling.kind not in ON_EVENTS:
+            continue
+        key = (ruling.boot_id, ruling.seq)
+        if ruling.kind == "tile":
+            tiles.setdefault(key, []).append((ruling.read, ruling.was))
+        elif ruling.kind == "drop":
+            dropped.add(key)
+        elif ruling.kind == "insert":
+            inserted.setdefault(key, []).append(dict(ruling.body))
+        else:
+            verdicts[(*key, ruling.seat, ruling.code)] = ruling.decision  # the latest stands
+    return Rulings(
+        tiles={k: tuple(v) for k, v in tiles.items()},
+        dropped=frozenset(dropped),
+        inserted={k: tuple(v) for k, v in inserted.items()},
+        overturned=frozenset(k for k, d in verdicts.items() if d == "overturn"),
+    )
+
+
+def withdrawn_target(rulings: Iterable[tuple[int, Any]], undo_of: int) -> Any | None:
+    """The ruling an undo names, followed through undos of undos to a ruling on events."""
+    by_id = dict(rulings)
+    seen: set[int] = set()
+    target = by_id.get(undo_of)
+    while target is not None and target.kind == "undo" and undo_of not in seen:
+        seen.add(undo_of)
+        undo_of = target.ruling
+        target = by_id.get(undo_of)
+    return target
+
+
+def tile_id(ref: TileRef, placed: Mapping[int, object]) -> int:
+    """A tile the referee named: an id as given; a code, its first copy the mirror does not
+    have anywhere yet (still in the wall). ValueError for a code with no copy left."""
+    if isinstance(ref, int):
+        if not 0 <= ref < TILE_IDS:
+            raise ValueError(f"tile id {ref} is not one of 0–{TILE_IDS - 1}")
+        return ref
+    free = [t for t in _copies(ref) if t not in placed]
+    if not free:
+        raise ValueError(f"no copy of {ref} is left in the wall")
+    return free[0]
+
+
+def _copies(code: str) -> list[int]:
+    """The ids of a code's copies (one for a flower); TileCodeError for an unknown code."""
+    try:
+        kind = parse_kind(code)
+    except TileCodeError:
+        return [FLOWER_BASE + parse_flower(code) - 1]
+    return [kind * 4 + copy for copy in range(4)]
+
+
+def _corrected(
+    event: Event, fixes: tuple[tuple[TileRef, TileRef], ...], placed: Mapping[int, object]
+) -> Event:
+    if not fixes:
+        return event
+    body = event.body.model_dump(mode="json")
+    for read, was in fixes:
+        old = read if isinstance(read, int) else _find(body, read)
+        new = tile_id(was, placed)
+        if body.get("tile") == old:
+            body["tile"] = new
+        elif isinstance(body.get("tiles"), list) and old in body["tiles"]:
+            body["tiles"] = [new if t == old else t for t in body["tiles"]]
+    return event.model_copy(update={"body": EVENT_BODY.validate_python(body)})
+
+
+def _find(body: Mapping[str, Any], code: str) -> int | None:
+    """The id in an event's body of the tile read as `code`."""
+    copies = _copies(code)
+    ids = [body["tile"]] if "tile" in body else list(body.get("tiles") or [])
+    return next((t for t in ids if t in copies), None)
