@@ -25,6 +25,10 @@ from table_service.rules import Profile
 from table_service.rules.table import SEATS, Deal, HandEnd
 from table_service.rules.tiles import tile_code
 
+# The mirror's pickled form: bumped when a field is renamed or changes its meaning, so a
+# snapshot written by another version is not read (the table is folded from its log).
+MIRROR_FORMAT: Final = 2
+
 
 class MirrorCore:
     """The state of one table's referee and the helpers every part of it uses."""

@@ -49,6 +49,7 @@ from typing_extensions import TypedDict
 
 from dashboard import STATIC
 from firmware_bridge.stopping import cancel_and_wait
+from table_service.mirror.rulings import Ruling
 from table_service.mirror.session import PRESETS, SessionStart
 from table_service.rules.items import negative_item
 from table_service.rules.profile import MAX_TAI, RULE_KEYS, TAI_IDS, Rules
@@ -222,37 +223,11 @@ class SessionBody(_Body):
 
 
 class DecisionBody(_Body):
+    """A verdict on one violation: it stands (confirmed) or it does not (dismissed: what
+    it caused is undone and every later record derived again)."""
+
     decision: Literal["confirmed", "dismissed"]
     note: Note = ""
-
-
-class DealCorrection(_Body):
-    """Who deals next (after a sensor fault misled a verdict)."""
-
-    kind: Literal["deal"]
-    dealer: Whole = Field(ge=0, le=3)
-    streak: Whole = Field(ge=0, le=100)
-    round_wind: Whole = Field(ge=0, le=3, description="0 東 … 3 北")
-    note: Note = ""
-
-
-class PenaltyCorrection(_Body):
-    """包賠 / 眼牌: the offender pays each other seat 底 + 台 (+ dealer 台 with the dealer)."""
-
-    kind: Literal["penalty"]
-    seat: Whole = Field(ge=0, le=3, description="the offender")
-    tai: Whole = Field(0, ge=0, le=100, description="the 牌面 the penalty is paid on")
-    reason: str = Field(max_length=200, pattern=NO_NUL)
-
-
-class NoteCorrection(_Body):
-    kind: Literal["note"]
-    note: str = Field(min_length=1, max_length=500, pattern=NO_NUL)
-
-
-Correction = Annotated[
-    DealCorrection | PenaltyCorrection | NoteCorrection, Field(discriminator="kind")
-]
 
 
 class TokenBody(_Body):
@@ -646,7 +621,7 @@ def create_app(
         """Faults newest first, a page of `limit` below the fault `before`."""
         return list(await db(store.faults, table, session_id, limit, before))
 
-    @app.get("/api/corrections", responses=READ)
+    @app.get("/api/corrections", responses=READ, include_in_schema=False)
     async def corrections(
         table: TableFilter = None,
         session_id: SessionFilter = None,
@@ -671,26 +646,54 @@ def create_app(
             raise HTTPException(409, f"table {table!r} has no session running")
         return Created(id=ended)
 
+    async def rule(table: str, body: dict[str, Any], token_id: int) -> CorrectionRow:
+        runner = runner_or_404(table)
+        if body["kind"] == "penalty" and runner.session_id is None:
+            raise HTTPException(409, f"table {table!r} has no session running to pay in")
+        payload = {k: v for k, v in body.items() if k not in ("token_id", "ledger")}
+        try:
+            ruling_id = await service.correct(table, {**payload, "token_id": token_id})
+        except InvalidEntry as exc:
+            raise HTTPException(409, str(exc)) from None
+        row = await db(store.ruling, ruling_id)
+        assert row is not None
+        return cast(CorrectionRow, row)
+
+    @app.post(
+        "/api/tables/{table}/rulings",
+        status_code=201,
+        responses={**REFEREE, **BODY, **errors(409)},
+    )
+    async def new_ruling(table: TableName, body: Ruling, token: RefereeToken) -> CorrectionRow:
+        """A referee's ruling, by a referee's token, with its reason. On the past (`tile`:
+        an event read one tile wrongly; `drop`: an event that did not happen; `insert`: one
+        missing; `verdict`: a violation upheld or overturned; `undo`: an earlier ruling
+        withdrawn), every record from the event it names is derived again: the hands, 台
+        and payments, the next deals, the ledger, the live state. `deal` applies from the
+        next hand, `penalty` moves money now (a session must be running), `note` is kept.
+        The answer is the ruling with what it changed (`effect`)."""
+        return await rule(table, body.model_dump(mode="json"), token.id)
+
     @app.post(
         "/api/tables/{table}/corrections",
         status_code=201,
         responses={**REFEREE, **BODY, **errors(409)},
+        include_in_schema=False,
     )
-    async def correct(table: TableName, body: Correction, token: RefereeToken) -> Created:
-        """A correction: `deal` (who deals next), `penalty` (moves money: needs a session
-        running) or `note`."""
-        runner = runner_or_404(table)
-        if body.kind == "penalty" and runner.session_id is None:
-            raise HTTPException(409, f"table {table!r} has no session running to pay in")
-        payload = {**body.model_dump(), "token_id": token.id}
-        try:
-            log_id = await service.correct(table, payload)
-        except InvalidEntry as exc:
-            raise HTTPException(409, str(exc)) from None
-        # The service answers with the log entry's id; the client's is the correction's,
-        # among the table's newest (written just now).
-        rows = await db(store.corrections, table, None, 100)
-        return Created(id=next(c.id for c in rows if c.log_id == log_id))
+    async def correct(table: TableName, body: Ruling, token: RefereeToken) -> Created:
+        """The rulings' earlier name (deal, penalty, note): answers the ruling's id."""
+        return Created(id=(await rule(table, body.model_dump(mode="json"), token.id)).id)
+
+    @app.get("/api/rulings", responses=READ)
+    async def rulings(
+        table: TableFilter = None,
+        session_id: SessionFilter = None,
+        limit: Limit = 100,
+        before: Before = None,
+    ) -> list[CorrectionRow]:
+        """Rulings newest first, a page of `limit` below the ruling `before`: who, when,
+        why, what each changed, and the undo that withdrew it."""
+        return list(await db(store.corrections, table, session_id, limit, before))
 
     @app.post(
         "/api/violations/{violation_id}/decision", status_code=201, responses={**REFEREE, **BODY}
@@ -698,12 +701,29 @@ def create_app(
     async def decide(
         violation_id: ViolationId, body: DecisionBody, token: RefereeToken
     ) -> DecisionRow:
-        """Rule on a violation: a new decision; the latest one stands."""
-        try:
-            row = await db(store.decide, violation_id, body.decision, body.note, token.id)
-        except NotFound:
-            raise HTTPException(404, f"no violation {violation_id}") from None
-        return cast(DecisionRow, row)
+        """A verdict on a violation, as a ruling: `dismissed` overturns it (its 相公, a 詐胡
+        it made, lifted) and re-derives every later record; `confirmed` upholds it. The
+        latest verdict in force stands; `undo` on its ruling withdraws it."""
+        found = await db(store.violation, violation_id)
+        if found is None:
+            raise HTTPException(404, f"no violation {violation_id}")
+        decision = "uphold" if body.decision == "confirmed" else "overturn"
+        verdict = {
+            "kind": "verdict", "boot_id": found.boot_id, "seq": found.seq, "seat": found.seat,
+            "code": found.code, "decision": decision,
+            "reason": body.note or f"{body.decision} by the referee",
+        }  # fmt: skip
+        await rule(found.table, verdict, token.id)
+        now = await db(store.violation, violation_id)
+        ruled = now.decision if now is not None else None
+        if ruled is None:  # the re-derivation gave the violation a new row
+            rows = await db(store.violations, found.table, None, None, 1000)
+            same = [v for v in rows if (v.boot_id, v.seq, v.seat, v.code) ==
+                    (found.boot_id, found.seq, found.seat, found.code) and v.decision]  # fmt: skip
+            ruled = same[0].decision if same else None
+        if ruled is None:
+            raise HTTPException(409, "the verdict was stored, but no violation row shows it")
+        return cast(DecisionRow, ruled)
 
     @app.get("/api/tokens", responses=errors(401, 403, 422, 429))
     async def tokens(_: AdminToken, limit: Limit = 100, before: Before = None) -> list[TokenRow]:

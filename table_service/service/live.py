@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import pickle
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -29,8 +28,10 @@ from firmware_bridge.messages import Event
 from firmware_bridge.stopping import cancel_and_wait, last_words, stopping
 from table_service.live.consumer import Consumer, Gap
 from table_service.live.order import SuspectBoot
+from table_service.mirror.fold import fold
 from table_service.mirror.mirror import TableMirror
-from table_service.mirror.records import Fault, Record
+from table_service.mirror.records import Fault, HandRecord, Record
+from table_service.mirror.rulings import Rulings
 from table_service.mirror.session import SessionStart
 from table_service.rules import HandOutcome, settle
 from table_service.rules.settlement import net
@@ -41,7 +42,8 @@ from table_service.service.health import Facts, Health, judge
 from table_service.service.hub import Hub
 from table_service.service.ownership import Ownership, ownership_for
 from table_service.service.settings import ServeSettings
-from table_service.store import Applied, DuplicateEvent, Entry, InvalidEntry, Store
+from table_service.store import Applied, DuplicateEvent, InvalidEntry, Store
+from table_service.store.projector import Rederived, dump_snapshot
 
 T = TypeVar("T")
 
@@ -67,6 +69,7 @@ class TableRunner:
     mirror: TableMirror
     session_id: int | None = None
     since_snapshot: int = 0
+    rulings: Rulings = field(default_factory=Rulings)  # the referee's, as the fold reads them
     online: bool | None = None  # the bridge's availability; None: never heard
     link: dict[str, Any] | None = None
     leds: list[str] = field(default_factory=lambda: ["off"] * 4)
@@ -157,8 +160,9 @@ class Service:
         return None if result is None else int(result)
 
     async def correct(self, table: str, body: dict[str, Any]) -> int:
-        """A referee's correction, appended to the table's log: `deal` (who deals next),
-        `penalty` (包賠/眼牌: the offender pays the others as settle's penalty), `note`."""
+        """A referee's ruling (rulings.py), appended to the table's log; its id. A ruling on
+        the past re-derives every record from the event it names; `deal` applies from the
+        next hand, `penalty` (包賠/眼牌) moves money now, `note` is kept."""
         return int(await self._ask(_Work(table, "correction", body=body)))
 
     async def _ask(self, work: _Work) -> Any:
@@ -271,33 +275,13 @@ class Service:
             return result
 
     def _restore(self, table: str) -> TableRunner:
-        """Fold a table's log from its last snapshot: the state it had when it stopped."""
-        snap = self.store.latest_snapshot(table)
-        mirror = TableMirror(table)
-        after = 0
-        if snap is not None:
-            after, data = snap
-            mirror = pickle.loads(data)  # written by this service, in its own database
-        count = 0
-        for entry in self.store.entries(table, after_log_id=after):
-            self._fold(mirror, entry)
-            count += 1
+        """Fold a table's log from its last snapshot (through the rulings in force): the
+        state it had when it stopped."""
+        mirror, rulings, count = self.store.restore(table)
         session = self.store.open_session(table)
-        runner = TableRunner(table, mirror, session.id if session else None, count)
+        runner = TableRunner(table, mirror, session.id if session else None, count, rulings)
         runner.leds = seat_modes(mirror.hand)
         return runner
-
-    @staticmethod
-    def _fold(mirror: TableMirror, entry: Entry) -> list[Record]:
-        """Apply one stored entry to a mirror: the one meaning of each kind of entry."""
-        if entry.kind == "event" and entry.event is not None:
-            return mirror.apply(entry.event)
-        body = entry.body or {}
-        if entry.kind == "session":
-            return mirror.start_session(SessionStart.model_validate(body))
-        if entry.kind == "correction" and body.get("kind") == "deal":
-            mirror.correct_deal(int(body["dealer"]), int(body["streak"]), int(body["round_wind"]))
-        return []  # a service fault changes no state
 
     # --- events in ----------------------------------------------------------------------
 
@@ -403,7 +387,7 @@ class Service:
             return  # owned by another process, or taken over: the bridge replays
         runner = await self._runner_with_session(work.table, pending)
         assert work.event is not None
-        records = runner.mirror.apply(work.event)
+        records = fold(runner.mirror, "event", work.event, None, runner.rulings)
         applied = Applied("event", work.event, None, records, runner.session_id)
         pending.setdefault(work.table, []).append((applied, work))
         if self.referee is not None and work.event.body.kind == "shuffle_started":
@@ -507,7 +491,7 @@ class Service:
             runner.since_snapshot += len(items)
             snapshot = None
             if runner.since_snapshot >= self.settings.snapshot_every:
-                snapshot = pickle.dumps(runner.mirror)
+                snapshot = dump_snapshot(runner.mirror)
                 runner.since_snapshot = 0
             try:
                 await self._append(table, [a for a, _ in items], snapshot)
@@ -560,7 +544,7 @@ class Service:
             if work.kind == "session":
                 entry = Applied("session", None, body, runner.mirror.start_session(
                     SessionStart.model_validate(body)), None)  # fmt: skip
-                await self._append(table, [entry], pickle.dumps(runner.mirror))
+                await self._append(table, [entry], dump_snapshot(runner.mirror))
                 session = await self._db(self.store.open_session, table)
                 runner.session_id = result = session.id if session else None
                 runner.since_snapshot = 0
@@ -579,12 +563,7 @@ class Service:
                 self._announce(runner, [fault])
                 return
             else:
-                if body.get("kind") == "penalty":
-                    body["ledger"] = self._penalty(runner, body)
-                applied = Applied("correction", None, body, [], runner.session_id)
-                ids = await self._append(table, [applied], None)
-                self._fold(runner.mirror, Entry(0, table, "correction", None, body))  # once stored
-                result = ids[-1] if ids else None
+                result = await self._rule(runner, body)
         except Exception as exc:  # a bad body: the caller hears why, the log is unchanged
             if work.reply is not None and not work.reply.done():
                 work.reply.set_exception(exc)
@@ -594,6 +573,38 @@ class Service:
         self._announce(runner, [])
         if work.reply is not None and not work.reply.done():
             work.reply.set_result(result)
+
+    async def _rule(self, runner: TableRunner, body: dict[str, Any]) -> int:
+        """A referee's ruling: stored with the records it re-derives (one transaction),
+        then the table's live state is the re-derived one, and the revised records go out
+        again. A ruling that acts where it stands (a deal, a penalty) is folded on."""
+        table = runner.table
+        if body.get("kind") == "penalty":
+            body["ledger"] = self._penalty(runner, body)
+        applied = Applied("correction", None, body, [], runner.session_id)
+        ruling_id, done = await self._db(self.store.rule, table, applied)
+        if done.mirror is None:
+            fold(runner.mirror, "correction", None, body, runner.rulings)  # once stored
+        else:
+            runner.mirror = done.mirror
+            runner.rulings = await self._db(self.store.rulings, table)
+            runner.since_snapshot = 0
+            runner.leds = seat_modes(runner.mirror.hand)
+            self._revised(runner, ruling_id, done)
+        return ruling_id
+
+    def _revised(self, runner: TableRunner, ruling_id: int, done: Rederived) -> None:
+        """The records a ruling derived again go out as revisions: each hand record again
+        (with `revision`: the ruling's id) and one `revision` message with its effect, so
+        the pages and the MQTT followers read the records anew."""
+        table = runner.table
+        for record in done.records:
+            if isinstance(record, HandRecord):
+                payload = {**record.model_dump(mode="json", by_alias=True), "revision": ruling_id}
+                self._publish(f"{self.base}/{table}/service/hand", json.dumps(payload), 1, False)
+        news = {"type": "revision", "table": table, "ruling": ruling_id, "effect": done.effect}
+        self._publish(f"{self.base}/{table}/service/revision", json.dumps(news), 1, False)
+        self.hub.publish(table, news)
 
     @staticmethod
     def _penalty(runner: TableRunner, body: dict[str, Any]) -> list[list[int]]:

@@ -5,6 +5,14 @@
 """
 
 from table_service.store.entries import Applied, Entry, EntryKind, Role
+from table_service.store.errors import (
+    DuplicateEvent,
+    InvalidEntry,
+    NotFound,
+    StoreAhead,
+    StoreDamaged,
+    StoreError,
+)
 from table_service.store.rows import (
     CorrectionRow,
     DecisionRow,
@@ -20,13 +28,7 @@ from table_service.store.rows import (
     ViolationRow,
 )
 from table_service.store.store import (
-    DuplicateEvent,
-    InvalidEntry,
-    NotFound,
     Store,
-    StoreAhead,
-    StoreDamaged,
-    StoreError,
     alembic_config,
     database_url,
     token_hash,

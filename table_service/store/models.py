@@ -1,7 +1,8 @@
 """The service's tables (SQLAlchemy 2, typed declarative): the schema the migrations build.
 
-History is append-only: a row is never deleted, and only `sessions.ended_at` /
-`ended_log_id` and `tokens.revoked_at` are ever updated (once each). Times are Unix
+The log is append-only: an entry is never changed or deleted. The rows derived from it
+(hands, violations, faults, their ledger lines, snapshots) are the fold's consequence,
+and a referee's ruling derives them again from the entry it names (projector.py). Times are Unix
 seconds (UTC) as floats, like an event's `ts`: the same on SQLite and PostgreSQL,
 with no time-zone trap. Constraint names come from one naming convention, so the
 migrations and the models agree on both backends.
@@ -26,6 +27,8 @@ from sqlalchemy import (
     UniqueConstraint,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+from table_service.mirror.rulings import RULING_KINDS
 
 NAMING_CONVENTION = {
     "ix": "ix_%(table_name)s_%(column_0_N_name)s",
@@ -158,20 +161,6 @@ class ViolationModel(Base):
     detail: Mapped[str] = mapped_column(Text)
 
 
-class DecisionModel(Base):
-    """A referee's ruling on a violation; a later one overrides, none is edited."""
-
-    __tablename__ = "decisions"
-    __table_args__ = (CheckConstraint("decision IN ('confirmed', 'dismissed')", name="decision"),)
-
-    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    violation_id: Mapped[int] = mapped_column(ForeignKey("violations.id"), index=True)
-    decision: Mapped[str] = mapped_column(String(16))
-    note: Mapped[str] = mapped_column(Text)
-    token_id: Mapped[int | None] = mapped_column(ForeignKey("tokens.id"))
-    at: Mapped[float] = mapped_column(Double)
-
-
 class FaultModel(Base):
     """The event stream was impossible (a `Fault`): a sensor, not a player."""
 
@@ -189,11 +178,12 @@ class FaultModel(Base):
 
 
 class CorrectionModel(Base):
-    """A referee's correction (a penalty, the next deal, a note): a log entry of its own."""
+    """A referee's ruling (rulings.py): a log entry of its own, who made it and why, and
+    what it changed (`effect`: where its re-derivation began, the money before and after)."""
 
     __tablename__ = "corrections"
     __table_args__ = (
-        CheckConstraint("kind IN ('penalty', 'deal', 'note')", name="kind"),
+        CheckConstraint(f"kind IN ({', '.join(repr(k) for k in RULING_KINDS)})", name="kind"),
         Index(None, "table", "id"),
     )
 
@@ -205,6 +195,7 @@ class CorrectionModel(Base):
     body: Mapped[dict[str, Any]] = mapped_column(JSON)
     token_id: Mapped[int | None] = mapped_column(ForeignKey("tokens.id"))
     at: Mapped[float] = mapped_column(Double)
+    effect: Mapped[dict[str, Any] | None] = mapped_column(JSON(none_as_null=True))
 
 
 class SnapshotModel(Base):

@@ -11,9 +11,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from table_service.mirror.rulings import RulingKind
+
 Status = Literal["open", "confirmed", "dismissed"]
 DecisionKind = Literal["confirmed", "dismissed"]
-CorrectionKind = Literal["penalty", "deal", "note"]
 Role = Literal["referee", "admin"]
 Wind = Literal["E", "S", "W", "N"]
 
@@ -181,16 +182,26 @@ class FaultRow(_Row):
 
 
 class CorrectionRow(_Row):
-    """A referee's correction: a penalty, the next deal, or a note."""
+    """A referee's ruling (docs/rules: rulings): who made it, when and why, and what it
+    changed."""
 
-    id: int = Field(description="the correction's id")
+    id: int = Field(description="the ruling's id")
     table: str = Field(description="the table")
     session_id: int | None = Field(description="its session; null when none was open")
     log_id: int = Field(description="its log entry")
-    kind: CorrectionKind = Field(description="penalty, deal or note")
-    body: dict[str, Any] = Field(description="the correction as entered")
-    token_id: int | None = Field(description="the token of the referee who made it")
+    kind: RulingKind = Field(
+        description="tile, drop, insert (an event read wrongly, a ghost, one missing), "
+        "verdict (a violation upheld or overturned), undo, deal, penalty or note"
+    )
+    body: dict[str, Any] = Field(description="the ruling as entered, with its reason")
+    token_id: int | None = Field(description="the token of the referee who ruled")
     at: float = Field(description="when (Unix seconds)")
+    effect: dict[str, Any] | None = Field(
+        description="what it changed: the log entry its re-derivation began at, the hands "
+        "revised ([session, hand number]), each session's money before and after; null for a "
+        "ruling that acts where it stands (deal, penalty, note)"
+    )
+    withdrawn_by: int | None = Field(description="the undo in force that withdrew it, if any")
 
 
 class TokenRow(_Row):

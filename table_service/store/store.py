@@ -21,26 +21,34 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Final, Literal, TypeVar
+from typing import Any, Final, TypeVar
 
 from alembic import command
 from alembic.config import Config
 from alembic.script import ScriptDirectory
 from alembic.util import CommandError
-from pydantic import ValidationError
 from sqlalchemy import Engine, Select, create_engine, event, func, inspect, or_, select, text
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session, aliased
+from sqlalchemy.orm import Session
 from sqlalchemy.pool import NullPool, StaticPool
 
-from firmware_bridge.messages import Event
-from table_service.mirror.records import Fault, HandRecord, Violation
+from table_service.mirror.fold import fold
+from table_service.mirror.mirror import TableMirror
+from table_service.mirror.rulings import Rulings, parse_ruling
 from table_service.mirror.session import WINDS, SessionStart
+from table_service.rules.tiles import TileCodeError
 from table_service.store.entries import Applied, Entry
+from table_service.store.errors import (
+    DuplicateEvent,
+    InvalidEntry,
+    NotFound,
+    StoreAhead,
+    StoreDamaged,
+    StoreError,
+)
 from table_service.store.models import (
     CorrectionModel,
-    DecisionModel,
     FaultModel,
     HandModel,
     LedgerLine,
@@ -49,6 +57,16 @@ from table_service.store.models import (
     SnapshotModel,
     TokenModel,
     ViolationModel,
+)
+from table_service.store.projector import (
+    Projector,
+    Rederived,
+    log_entry,
+    open_session_row,
+    rederive,
+    restore,
+    ruling_start,
+    table_rulings,
 )
 from table_service.store.rows import (
     CorrectionRow,
@@ -67,55 +85,12 @@ SEATS: Final = 4
 DB_FILE: Final = "mjtable.db"
 MIGRATIONS: Final = Path(__file__).parent / "migrations"
 ENTRY_PAGE: Final = 500  # log rows read per query by entries(): a club day never sits in memory
-CORRECTION_KINDS: Final = ("penalty", "deal", "note")
-DECISIONS: Final = ("confirmed", "dismissed")
 ROLES: Final = ("referee", "admin")
 _MIGRATION_LOCK: Final = 0x6D6A7462  # "mjtb": one migrator at a time on PostgreSQL
 SQLITE_HEADER: Final = b"SQLite format 3\x00"
 RESTORE_OR_MOVE: Final = (
     "restore it from a backup (`mjtable db restore`) or move it away to start a new database"
 )
-
-
-class StoreError(Exception):
-    """Anything the store refuses; the API maps its subclasses to status codes."""
-
-
-class DuplicateEvent(StoreError):
-    """The batch holds an event whose (table, boot_id, seq) is already stored: nothing of
-    the batch was written."""
-
-    def __init__(self, table: str, boot_id: int, seq: int) -> None:
-        super().__init__(f"event ({table}, {boot_id}, {seq}) is already stored")
-        self.key = (table, boot_id, seq)
-
-
-class NotFound(StoreError, LookupError):
-    """An id that names no row."""
-
-
-class InvalidEntry(StoreError, ValueError):
-    """An entry or record that cannot be stored as given (the caller's mistake)."""
-
-
-class StoreDamaged(StoreError):
-    """The database cannot be the store's: an emptied, truncated, corrupt or non-SQLite file,
-    or a database holding tables that are not mjtable's. Refused, never built over: a new
-    empty schema would lose the records without a word. The message names the database,
-    what is wrong and what to do."""
-
-
-class StoreAhead(StoreError):
-    """The database is at a migration this code does not know: a newer mjtable wrote it, and
-    this one cannot know its schema (nor serve it, nor upgrade it)."""
-
-    def __init__(self, where: str, revision: str, head: str | None) -> None:
-        super().__init__(
-            f"database {where}: at revision {revision}, which this mjtable (newest {head}) "
-            "does not know: a newer mjtable wrote it; upgrade mjtable (or restore a backup "
-            "this version made)"
-        )
-        self.revision = revision
 
 
 def database_url(url: str | URL) -> URL:
@@ -321,7 +296,7 @@ class Store:
         """
         try:
             with self._write() as session:
-                writer = _Append(session, table)
+                writer = Projector(session, table)
                 log_ids = [writer.entry(item) for item in applied]
                 if snapshot is not None:
                     writer.snapshot(snapshot, log_ids[-1] if log_ids else None)
@@ -366,7 +341,7 @@ class Store:
             return list(session.scalars(select(Log.table).distinct().order_by(Log.table)))
 
     def latest_snapshot(self, table: str) -> tuple[int, bytes] | None:
-        """The table's newest snapshot and the log id it was taken at, to fold from there."""
+        """The table's newest snapshot and the log id it was taken at."""
         query = (
             select(SnapshotModel.log_id, SnapshotModel.data)
             .where(SnapshotModel.table == table)
@@ -376,6 +351,47 @@ class Store:
         with self._read() as session:
             row = session.execute(query).first()
         return None if row is None else (row.log_id, bytes(row.data))
+
+    def rulings(self, table: str) -> Rulings:
+        """The rulings in force at a table, as the fold reads them."""
+        with self._read() as session:
+            return table_rulings(session, table)
+
+    def restore(self, table: str) -> tuple[TableMirror, Rulings, int]:
+        """The table's mirror as it stands at the end of its log (folded from its newest
+        usable snapshot, through the rulings in force), those rulings, and how many entries
+        were folded after the snapshot."""
+        with self._read() as session:
+            mirror, after = restore(session, table)
+            rulings = table_rulings(session, table)
+        count = 0
+        for entry in self.entries(table, after_log_id=after):
+            fold(mirror, entry.kind, entry.event, entry.body, rulings)
+            count += 1
+        return mirror, rulings, count
+
+    def rule(self, table: str, applied: Applied) -> tuple[int, Rederived]:
+        """Store a ruling and, for a ruling on the past, derive the table's rows again from
+        the entry it names, in one transaction: its correction id and what it changed.
+        InvalidEntry (nothing written) for a ruling that names nothing there is, or that the
+        fold cannot follow (a tile code with no copy left)."""
+        if applied.kind != "correction" or applied.body is None:
+            raise InvalidEntry("a ruling is a correction entry with its body")
+        with self._write() as session:
+            writer = Projector(session, table)
+            log_id = writer.entry(applied)
+            row = session.scalars(
+                select(CorrectionModel).where(CorrectionModel.log_id == log_id)
+            ).one()
+            start = ruling_start(session, table, parse_ruling(applied.body))
+            if start is None:
+                return row.id, Rederived(None)
+            try:
+                done = rederive(session, writer, start)
+            except (ValueError, TileCodeError) as exc:
+                raise InvalidEntry(f"the ruling cannot be followed: {exc}") from None
+            row.effect = done.effect
+            return row.id, done
 
     def entries(self, table: str, after_log_id: int = 0) -> Iterator[Entry]:
         """The table's log after `after_log_id`, in log order, to fold the mirror over.
@@ -393,7 +409,7 @@ class Store:
                 .limit(ENTRY_PAGE)
             )
             with self._read() as session:
-                page = [_entry(row) for row in session.scalars(query)]
+                page = [log_entry(row) for row in session.scalars(query)]
             yield from page
             if len(page) < ENTRY_PAGE:
                 return
@@ -404,7 +420,7 @@ class Store:
     def open_session(self, table: str) -> SessionRow | None:
         """The table's session now in play, if any."""
         with self._read() as session:
-            found = _open_session(session, table)
+            found = open_session_row(session, table)
             return None if found is None else _session_row(found)
 
     def session(self, session_id: int) -> SessionRow | None:
@@ -494,23 +510,13 @@ class Store:
         before: int | None = None,
         withhold: frozenset[str] = frozenset(),
     ) -> list[ViolationRow]:
-        """Violations oldest first, each with its latest ruling; `status` filters on it.
-        With a `limit`: a page of the newest below the id `before`, newest first. Codes in
-        `withhold` are left out until a hand of their table has ended after them (what
-        the public may not know during the hand)."""
-        latest = (
-            select(DecisionModel.violation_id, func.max(DecisionModel.id).label("id"))
-            .group_by(DecisionModel.violation_id)
-            .subquery()
-        )
-        decision = aliased(DecisionModel)
-        query = (
-            select(ViolationModel, Log.ts, decision)
-            .join(Log, Log.id == ViolationModel.log_id)
-            .outerjoin(latest, latest.c.violation_id == ViolationModel.id)
-            .outerjoin(decision, decision.id == latest.c.id)
-        )
-        query = _page(query, ViolationModel.id, limit, before)
+        """Violations oldest first, each with the latest verdict in force on it (a ruling
+        names a violation by its event, seat and code, so it outlives a re-derivation);
+        `status` filters on it. With a `limit`: a page of the newest below the id `before`,
+        newest first. Codes in `withhold` are left out until a hand of their table has
+        ended after them (what the public may not know during the hand)."""
+        query = select(ViolationModel, Log.ts).join(Log, Log.id == ViolationModel.log_id)
+        query = _page(query, ViolationModel.id, None if status else limit, before)
         if table is not None:
             query = query.where(ViolationModel.table == table)
         if session_id is not None:
@@ -523,36 +529,37 @@ class Store:
                 .exists()
             )
             query = query.where(or_(ViolationModel.code.not_in(withhold), ended))
-        if status == "open":
-            query = query.where(latest.c.id.is_(None))
-        elif status is not None:
-            query = query.where(decision.decision == status)
         with self._read() as session:
             rows = session.execute(query).all()
-        return [_violation_row(v, ts, d) for v, ts, d in rows]
+            verdicts = _verdicts(session, {v.table for v, _ in rows})
+        out = [_violation_row(v, ts, verdicts.get(_violation_key(v))) for v, ts in rows]
+        if status is not None:
+            out = [row for row in out if row.status == status][:limit]
+        return out
 
-    def decide(
-        self, violation_id: int, decision: str, note: str = "", token_id: int | None = None
-    ) -> DecisionRow:
-        """Rule on a violation: a new row, the latest ruling wins; NotFound for an unknown
-        violation or token."""
-        if decision not in DECISIONS:
-            raise InvalidEntry(f"decision must be one of {', '.join(DECISIONS)}")
-        with self._write() as session:
-            if session.get(ViolationModel, violation_id) is None:
-                raise NotFound(f"no violation {violation_id}")
-            if token_id is not None and session.get(TokenModel, token_id) is None:
-                raise NotFound(f"no token {token_id}")
-            row = DecisionModel(
-                violation_id=violation_id,
-                decision=decision,
-                note=note,
-                token_id=token_id,
-                at=time.time(),
-            )
-            session.add(row)
-            session.flush()
-            return DecisionRow.model_validate(row, from_attributes=True)
+    def violation(self, violation_id: int) -> ViolationRow | None:
+        """One violation by id, with the latest verdict in force on it."""
+        query = (
+            select(ViolationModel, Log.ts)
+            .join(Log, Log.id == ViolationModel.log_id)
+            .where(ViolationModel.id == violation_id)
+        )
+        with self._read() as session:
+            found = session.execute(query).first()
+            if found is None:
+                return None
+            v, ts = found
+            verdict = _verdicts(session, {v.table}).get(_violation_key(v))
+        return _violation_row(v, ts, verdict)
+
+    def ruling(self, ruling_id: int) -> CorrectionRow | None:
+        """One ruling by id, with the undo that withdrew it (if one is in force)."""
+        with self._read() as session:
+            row = session.get(CorrectionModel, ruling_id)
+            if row is None:
+                return None
+            withdrawn = _withdrawn(session, {row.table})
+            return _correction_row(row, withdrawn)
 
     def faults(
         self,
@@ -580,18 +587,17 @@ class Store:
         limit: int | None = None,
         before: int | None = None,
     ) -> list[CorrectionRow]:
-        """Corrections oldest first; with a `limit`, a page of the newest below the id
-        `before`, newest first."""
+        """Rulings oldest first, each with what it changed and the undo that withdrew it;
+        with a `limit`, a page of the newest below the id `before`, newest first."""
         query = _page(select(CorrectionModel), CorrectionModel.id, limit, before)
         if table is not None:
             query = query.where(CorrectionModel.table == table)
         if session_id is not None:
             query = query.where(CorrectionModel.session_id == session_id)
         with self._read() as session:
-            return [
-                CorrectionRow.model_validate(row, from_attributes=True)
-                for row in session.scalars(query)
-            ]
+            rows = list(session.scalars(query))
+            withdrawn = _withdrawn(session, {row.table for row in rows})
+            return [_correction_row(row, withdrawn) for row in rows]
 
     # --- tokens ---------------------------------------------------------------------
 
@@ -706,257 +712,12 @@ class Store:
         return out.getvalue()
 
 
-# --- writing ----------------------------------------------------------------------------
-
-
-class _Append:
-    """One append's writes inside its transaction."""
-
-    def __init__(self, session: Session, table: str) -> None:
-        self.session = session
-        self.table = table
-        self.started: int | None = None  # a session started earlier in this batch
-
-    def entry(self, applied: Applied) -> int:
-        kind = applied.kind
-        if kind == "event":
-            event = applied.event
-            if event is None:
-                raise InvalidEntry("an entry of kind 'event' needs its event")
-            if event.table != self.table:
-                raise InvalidEntry(f"event of table {event.table!r} appended to {self.table!r}")
-            ts: float = event.ts
-            body: dict[str, Any] | None = event.body.model_dump(mode="json")
-            boot_id, seq = event.boot_id, event.seq
-        elif kind in ("session", "session_end", "correction", "fault"):
-            ts, body, boot_id, seq = time.time(), applied.body, None, None
-        else:
-            raise InvalidEntry(f"unknown entry kind {kind!r}")
-        session_id = applied.session_id if applied.session_id is not None else self.started
-        log = Log(
-            table=self.table,
-            kind=kind,
-            boot_id=boot_id,
-            seq=seq,
-            ts=ts,
-            body=body,
-            session_id=session_id,
-        )
-        self.session.add(log)
-        self.session.flush()
-        if kind == "session":
-            log.session_id = session_id = self._start(log)
-        elif kind == "session_end":
-            log.session_id = session_id = self._end(log, session_id)
-        elif kind == "correction":
-            self._correction(log, session_id)
-        for record in applied.records:
-            self._record(log, session_id, record)
-        self.session.flush()
-        return log.id
-
-    def _start(self, log: Log) -> int:
-        try:
-            start = SessionStart.model_validate(log.body or {})
-        except ValidationError as exc:
-            raise InvalidEntry(f"session body: {exc.errors()[0]['msg']}") from None
-        if start.table is not None and start.table != self.table:
-            raise InvalidEntry(f"session of table {start.table!r} appended to {self.table!r}")
-        previous = _open_session(self.session, self.table)
-        if previous is not None:  # a table has one session at a time: the new one ends it
-            previous.ended_log_id, previous.ended_at = log.id, log.ts
-        row = SessionModel(
-            table=self.table,
-            players=list(start.players),
-            profile=start.profile,
-            base=start.base,
-            per_tai=start.per_tai,
-            start_seat=start.start_seat,
-            dealer=start.dealer,
-            streak=start.streak,
-            round_wind=start.round_wind,
-            started_log_id=log.id,
-            started_at=log.ts,
-        )
-        self.session.add(row)
-        self.session.flush()
-        self.started = row.id
-        return row.id
-
-    def _end(self, log: Log, session_id: int | None) -> int:
-        if session_id is not None:
-            target = self.session.get(SessionModel, session_id)
-        else:
-            target = _open_session(self.session, self.table)
-        if target is None or target.table != self.table:
-            raise InvalidEntry(f"no session of table {self.table!r} to end")
-        if target.ended_log_id is not None:
-            raise InvalidEntry(f"session {target.id} has already ended")
-        target.ended_log_id, target.ended_at = log.id, log.ts
-        return target.id
-
-    def _correction(self, log: Log, session_id: int | None) -> None:
-        body = log.body or {}
-        kind = body.get("kind")
-        if kind not in CORRECTION_KINDS:
-            raise InvalidEntry(f"correction kind must be one of {', '.join(CORRECTION_KINDS)}")
-        token_id = body.get("token_id")
-        if token_id is not None and not isinstance(token_id, int):
-            raise InvalidEntry("correction token_id must be an integer")
-        if token_id is not None and self.session.get(TokenModel, token_id) is None:
-            raise InvalidEntry(f"correction token_id {token_id}: no such token")
-        lines = _ledger_lines(body.get("ledger"))
-        if lines and session_id is None:
-            raise InvalidEntry("a correction that moves money needs a session")
-        row = CorrectionModel(
-            table=self.table,
-            session_id=session_id,
-            log_id=log.id,
-            kind=kind,
-            body=body,
-            token_id=token_id,
-            at=log.ts,
-        )
-        self.session.add(row)
-        self.session.flush()
-        if session_id is not None:
-            players = self._players(session_id)
-            for seat, amount in lines:
-                self.session.add(
-                    LedgerLine(
-                        session_id=session_id,
-                        table=self.table,
-                        log_id=log.id,
-                        correction_id=row.id,
-                        seat=seat,
-                        player=players[seat],
-                        amount=amount,
-                    )
-                )
-
-    def _record(self, log: Log, session_id: int | None, record: object) -> None:
-        if not isinstance(record, HandRecord | Violation | Fault):
-            raise InvalidEntry(f"not a mirror record: {type(record).__name__}")
-        if record.table != self.table:
-            raise InvalidEntry(f"record of table {record.table!r} appended to {self.table!r}")
-        common = {
-            "table": self.table,
-            "session_id": session_id,
-            "log_id": log.id,
-            "boot_id": record.boot_id,
-            "seq": record.seq,
-        }
-        if isinstance(record, Violation):
-            self.session.add(
-                ViolationModel(**common, seat=record.seat, code=record.code, detail=record.detail)
-            )
-        elif isinstance(record, Fault):
-            self.session.add(FaultModel(**common, code=record.code, detail=record.detail))
-        else:
-            self._hand(common, record)
-
-    def _hand(self, common: dict[str, Any], record: HandRecord) -> None:
-        if len(record.net) != SEATS or sum(record.net) != 0:
-            raise InvalidEntry(f"hand {record.hand}: net {record.net} is not 4 sums to 0")
-        data = record.model_dump(mode="json", by_alias=True)
-        hand = HandModel(
-            **common,
-            hand_no=record.hand,
-            round_wind=record.round_wind,
-            dealer=record.dealer,
-            streak=record.streak,
-            result=record.result,
-            kind=record.kind,
-            seat=record.seat,
-            payer=record.payer,
-            tai=record.tai,
-            dealer_tai=record.dealer_tai,
-            winning_tile=record.winning_tile,
-            items=data["items"],
-            codes=data["codes"],
-            net=data["net"],
-            payments=data["payments"],
-            next=data["next"],
-        )
-        self.session.add(hand)
-        self.session.flush()
-        session_id = common["session_id"]
-        if session_id is None:
-            return  # no session, no players: the hand stands, nobody's money moves
-        players = self._players(session_id)
-        for seat, amount in enumerate(record.net):
-            self.session.add(
-                LedgerLine(
-                    session_id=session_id,
-                    table=self.table,
-                    log_id=common["log_id"],
-                    hand_id=hand.id,
-                    seat=seat,
-                    player=players[seat],
-                    amount=amount,
-                )
-            )
-
-    def _players(self, session_id: int) -> list[str]:
-        found = self.session.get(SessionModel, session_id)
-        if found is None:
-            raise InvalidEntry(f"no session {session_id}")
-        return [str(p) for p in found.players]
-
-    def snapshot(self, data: bytes, log_id: int | None) -> None:
-        if log_id is None:
-            log_id = self.session.scalar(select(func.max(Log.id)).where(Log.table == self.table))
-            if log_id is None:
-                raise InvalidEntry(f"table {self.table!r} has no log entry to snapshot at")
-        self.session.add(SnapshotModel(table=self.table, log_id=log_id, data=data, at=time.time()))
-
-
-def _ledger_lines(value: object) -> list[tuple[int, int]]:
-    """A correction's `ledger`: [[seat, amount], …] summing to 0 (money only moves)."""
-    if value is None:
-        return []
-    lines: list[tuple[int, int]] = []
-    if isinstance(value, list):
-        for line in value:
-            if not (isinstance(line, list | tuple) and len(line) == 2):
-                break
-            seat, amount = line
-            if type(seat) is not int or type(amount) is not int or not 0 <= seat < SEATS:
-                break
-            lines.append((seat, amount))
-        else:
-            if sum(amount for _, amount in lines) == 0:
-                return lines
-    raise InvalidEntry("correction ledger must be [[seat 0-3, amount], …] summing to 0")
-
-
 # --- reading ----------------------------------------------------------------------------
 
 
 def _columns(row: object) -> dict[str, Any]:
     mapper = inspect(row).mapper
     return {attr.key: getattr(row, attr.key) for attr in mapper.column_attrs}
-
-
-def _entry(row: Log) -> Entry:
-    if row.kind == "event":
-        event = Event.model_validate(
-            {"table": row.table, "boot_id": row.boot_id, "seq": row.seq, "ts": row.ts}
-            | {"body": row.body}
-        )
-        return Entry(row.id, row.table, "event", event, None)
-    kind: Literal["session", "session_end", "correction"] = row.kind  # type: ignore[assignment]
-    return Entry(row.id, row.table, kind, None, row.body)
-
-
-def _open_session(session: Session, table: str) -> SessionModel | None:
-    query = (
-        select(SessionModel)
-        .where(SessionModel.table == table, SessionModel.ended_log_id.is_(None))
-        .order_by(SessionModel.id.desc())
-        .limit(1)
-    )
-    return session.scalar(query)
 
 
 def _session_or_raise(session: Session, session_id: int) -> SessionModel:
@@ -997,12 +758,64 @@ def _hand_row(hand: HandModel, ts: float) -> HandRow:
     return HandRow.model_validate({**_columns(hand), "at": ts})
 
 
-def _violation_row(v: ViolationModel, ts: float, d: DecisionModel | None) -> ViolationRow:
-    decision = None if d is None else DecisionRow.model_validate(d, from_attributes=True)
+ViolationKey = tuple[str, int, int, int, str]  # table, boot_id, seq, seat, code
+VERDICT_STATUS: Final = {"uphold": "confirmed", "overturn": "dismissed"}
+
+
+def _violation_key(v: ViolationModel) -> ViolationKey:
+    return (v.table, v.boot_id, v.seq, v.seat, v.code)
+
+
+def _withdrawn(session: Session, tables: set[str]) -> dict[int, int]:
+    """Ruling id → the undo in force that withdrew it, at these tables."""
+    query = (
+        select(CorrectionModel.id, CorrectionModel.body)
+        .where(CorrectionModel.table.in_(tables), CorrectionModel.kind == "undo")
+        .order_by(CorrectionModel.id.desc())
+    )
+    out: dict[int, int] = {}
+    for undo_id, body in session.execute(query):  # the latest undo of a chain decides
+        if undo_id not in out:
+            out[int(body["ruling"])] = undo_id
+    return out
+
+
+def _verdicts(session: Session, tables: set[str]) -> dict[ViolationKey, DecisionRow]:
+    """The latest verdict in force on each violation at these tables."""
+    if not tables:
+        return {}
+    withdrawn = _withdrawn(session, tables)
+    query = (
+        select(CorrectionModel)
+        .where(CorrectionModel.table.in_(tables), CorrectionModel.kind == "verdict")
+        .order_by(CorrectionModel.id)
+    )
+    out: dict[ViolationKey, DecisionRow] = {}
+    for row in session.scalars(query):
+        if row.id in withdrawn:
+            continue
+        b = row.body
+        out[(row.table, b["boot_id"], b["seq"], b["seat"], b["code"])] = DecisionRow(
+            id=row.id,
+            violation_id=0,
+            decision=VERDICT_STATUS[b["decision"]],
+            note=str(b.get("reason", "")),
+            token_id=row.token_id,
+            at=row.at,
+        )
+    return out
+
+
+def _violation_row(v: ViolationModel, ts: float, d: DecisionRow | None) -> ViolationRow:
+    decision = None if d is None else d.model_copy(update={"violation_id": v.id})
     status = "open" if decision is None else decision.decision
     return ViolationRow.model_validate(
         {**_columns(v), "at": ts, "status": status, "decision": decision}
     )
+
+
+def _correction_row(row: CorrectionModel, withdrawn: dict[int, int]) -> CorrectionRow:
+    return CorrectionRow.model_validate({**_columns(row), "withdrawn_by": withdrawn.get(row.id)})
 
 
 def _ledger(session: Session, session_id: int) -> list[LedgerRow]:

@@ -55,7 +55,8 @@ def test_the_ledger_sums_to_zero_per_hand_and_per_session(
     store.append(
         ex02.table,
         [Applied("correction", None, {"kind": "penalty", "ledger": [[2, -300], [0, 300]],
-                                     "token_id": None, "reason": "詐胡 argued"}, [], second)],
+                                     "seat": 2, "token_id": None, "reason": "詐胡 argued"},
+                 [], second)],
     )  # fmt: skip
     lines = store.ledger(second)
     assert [(line.seat, line.amount, line.total) for line in lines[4:]] == [
@@ -79,7 +80,7 @@ def test_a_correction_that_does_not_balance_is_refused(store: Store, ex01: Game)
             match=r"correction ledger must be .* summing to 0",
         ):
             store.append(ex01.table, [Applied("correction", None, body, [], session_id)])
-    with pytest.raises(InvalidEntry, match=r"correction kind must be one of penalty, deal, note"):
+    with pytest.raises(InvalidEntry, match=r"ruling kind must be one of tile, drop, .*, note"):
         store.append(ex01.table, [Applied("correction", None, {"kind": "refund"}, [], session_id)])
     assert store.corrections() == [] and len(store.ledger(session_id)) == 4
 

@@ -10,13 +10,13 @@ from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import inspect
+from sqlalchemy import inspect, text
 
 from table_service.store import Store, alembic_config
 from table_service.store.models import Base
 
 TABLES = {
-    "log", "sessions", "hands", "ledger", "violations", "decisions", "faults", "corrections",
+    "log", "sessions", "hands", "ledger", "violations", "faults", "corrections",
     "snapshots", "tokens",
 }  # fmt: skip
 
@@ -63,9 +63,68 @@ def test_the_migrations_are_package_data() -> None:
     patterns = pyproject["tool"]["setuptools"]["package-data"]["table_service"]
     shipped = {p for pattern in patterns for p in (root / "table_service").glob(pattern)}
     migrations = root / "table_service" / "store" / "migrations"
-    needed = {migrations / "env.py", migrations / "script.py.mako"}
+    needed = {migrations / "env.py", migrations / "script.py.mako", migrations / "checks.py"}
     needed |= set((migrations / "versions").glob("*.py"))
     assert needed <= shipped
     script = ScriptDirectory.from_config(alembic_config("sqlite://"))
     assert len(script.get_heads()) == 1
     assert len(list(script.walk_revisions())) == len(list((migrations / "versions").glob("*.py")))
+
+
+def test_decisions_become_verdict_rulings(store_url: str) -> None:
+    """0003: a decision on a violation row becomes a `verdict` ruling naming the violation
+    by its event, seat and code (confirmed → uphold, dismissed → overturn), its note the
+    reason; the decisions table goes, and a downgrade gives it back empty."""
+    config = alembic_config(store_url)
+    store = Store(store_url)
+    try:
+        command.upgrade(config, "0002")
+        with store.engine.begin() as c:
+            token = c.execute(
+                text(
+                    "INSERT INTO tokens (role, label, hash, created_at) "
+                    "VALUES ('referee', 'ref', 'h', 0) RETURNING id"
+                )
+            ).scalar_one()
+            log = c.execute(
+                text(
+                    'INSERT INTO log ("table", kind, boot_id, seq, ts, body) '
+                    "VALUES ('t1', 'event', 7, 3, 1.0, '{}') RETURNING id"
+                )
+            ).scalar_one()
+            v = c.execute(
+                text(
+                    'INSERT INTO violations ("table", log_id, boot_id, seq, seat, '
+                    "code, detail) VALUES ('t1', :log, 7, 3, 2, 'out_of_turn', 'x') "
+                    "RETURNING id"
+                ),
+                {"log": log},
+            ).scalar_one()
+            c.execute(
+                text(
+                    "INSERT INTO decisions (violation_id, decision, note, token_id, at) "
+                    "VALUES (:v, 'dismissed', 'sensor', :t, 5.0), "
+                    "(:v, 'confirmed', '', NULL, 6.0)"
+                ),
+                {"v": v, "t": token},
+            )
+        store.engine.dispose()
+        store.migrate()
+        assert "decisions" not in inspect(store.engine).get_table_names()
+        first, second = store.corrections("t1")
+        assert first.body == {"kind": "verdict", "boot_id": 7, "seq": 3, "seat": 2,
+                              "code": "out_of_turn", "decision": "overturn",
+                              "reason": "sensor", "token_id": token}  # fmt: skip
+        assert (first.token_id, first.at, first.kind) == (token, 5.0, "verdict")
+        assert second.body["decision"] == "uphold"
+        assert second.body["reason"] == "confirmed (before rulings)"
+        (v,) = store.violations("t1")
+        assert v.status == "confirmed" and v.decision is not None
+        store.engine.dispose()
+        command.downgrade(config, "0002")
+        assert "decisions" in inspect(store.engine).get_table_names()
+        with store.engine.connect() as c:
+            assert c.execute(text("SELECT count(*) FROM corrections")).scalar_one() == 0
+            assert c.execute(text("SELECT count(*) FROM log")).scalar_one() == 1
+    finally:
+        store.close()

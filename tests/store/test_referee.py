@@ -2,60 +2,96 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from sqlalchemy import select
 
-from table_service.mirror import Violation
 from table_service.store import Applied, InvalidEntry, NotFound, Store, token_hash
-from table_service.store.models import DecisionModel, TokenModel
-from tests.store.test_log import event
+from table_service.store.models import TokenModel
+from tests.store.conftest import Game, play
 
 
-def flag(store: Store, table: str, seq: int, code: str = "out_of_turn") -> int:
-    record = Violation.model_validate(
-        {"table": table, "boot_id": 7, "seq": seq, "seat": 1, "code": code, "detail": "…"}
-    )
-    store.append(table, [Applied("event", event(table, seq), None, [record])])
-    return store.violations(table)[-1].id
+def verdict(store: Store, table: str, decision: str, reason: str = "seen it") -> dict[str, Any]:
+    """A verdict on the table's one violation."""
+    (v,) = store.violations(table)
+    return {"kind": "verdict", "boot_id": v.boot_id, "seq": v.seq, "seat": v.seat,
+            "code": v.code, "decision": decision, "reason": reason}  # fmt: skip
 
 
-def test_rulings_are_new_rows_and_the_latest_wins(store: Store) -> None:
+def rule(store: Store, table: str, body: dict[str, Any], session_id: int | None = None) -> int:
+    ruling_id, _ = store.rule(table, Applied("correction", None, body, [], session_id))
+    return ruling_id
+
+
+def test_verdicts_are_rulings_the_latest_in_force_stands(store: Store, ex02: Game) -> None:
+    """EX02's 詐胡: overturned, the press is as if never made (no hand, no money), the
+    violation still listed as dismissed; upheld again, the 詐胡 and its money are back;
+    an undo of that verdict gives the overturn back."""
+    session_id = play(store, ex02)
     token, _ = store.create_token("referee", "阿明")
-    first = flag(store, "t1", 1)
-    second = flag(store, "t1", 2, "wrong_end")
-    one = store.decide(first, "confirmed", "seen it", token.id)
-    assert (one.violation_id, one.decision, one.note, one.token_id) == (
-        first, "confirmed", "seen it", token.id)  # fmt: skip
-    two = store.decide(first, "dismissed", "the sensor misread", token.id)
-    assert two.id > one.id
-    v = store.violations("t1")[0]
-    assert v.status == "dismissed" and v.decision == two
-    with store.engine.connect() as connection:
-        kept = connection.execute(select(DecisionModel.decision).order_by(DecisionModel.id))
-        assert list(kept.scalars()) == ["confirmed", "dismissed"]
-    assert [v.id for v in store.violations(status="dismissed")] == [first]
-    assert [v.id for v in store.violations(status="open")] == [second]
-    assert store.violations(status="confirmed") == []
-    store.decide(second, "confirmed")  # a ruling made on the table computer: no token
-    assert [v.id for v in store.violations(table="t1", status="confirmed")] == [second]
-    assert store.violations(table="t2") == []
+    paid = [s.total for s in store.standings(session_id)]
+    assert paid == [160, 100, -360, 100]
+    overturn = {**verdict(store, "t2", "overturn", "an elbow on the button"), "token_id": token.id}
+    first = rule(store, "t2", overturn, session_id)
+    (v,) = store.violations("t2")
+    assert v.status == "dismissed" and v.decision is not None
+    assert (v.decision.id, v.decision.note, v.decision.token_id) == (
+        first, "an elbow on the button", token.id)  # fmt: skip
+    assert store.hands(session_id=session_id) == []
+    assert [s.total for s in store.standings(session_id)] == [0, 0, 0, 0]
+    ruled = store.ruling(first)
+    assert ruled is not None and ruled.effect is not None
+    assert ruled.effect["money"] == [
+        {"session_id": session_id, "before": paid, "after": [0, 0, 0, 0]}
+    ]
+    assert ruled.effect["revised_hands"] == [[session_id, 1]]
+    second = rule(store, "t2", verdict(store, "t2", "uphold"), session_id)
+    assert store.violations("t2", status="confirmed")[0].decision.id == second  # type: ignore[union-attr]
+    assert [s.total for s in store.standings(session_id)] == paid
+    rule(store, "t2", {"kind": "undo", "ruling": second, "reason": "no"}, session_id)
+    assert [v.status for v in store.violations("t2")] == ["dismissed"]
+    assert [s.total for s in store.standings(session_id)] == [0, 0, 0, 0]
+    assert store.corrections("t2")[1].withdrawn_by is not None
 
 
-def test_ruling_on_nothing(store: Store) -> None:
-    with pytest.raises(NotFound, match=r"no violation 42"):
-        store.decide(42, "confirmed", "", None)
-    violation = flag(store, "t1", 1)
-    with pytest.raises(NotFound, match=r"no token 42"):
-        store.decide(violation, "confirmed", "", 42)  # no such token
-    with pytest.raises(InvalidEntry, match=r"decision must be one of confirmed, dismissed"):
-        store.decide(violation, "maybe", "", None)
+def test_a_ruling_on_nothing_is_refused_and_writes_nothing(store: Store, ex02: Game) -> None:
+    session_id = play(store, ex02)
+    entries = len(list(store.entries("t2")))
+    on_nothing = [
+        ({**verdict(store, "t2", "overturn"), "seat": 3}, r"no false_win violation of seat 3"),
+        ({"kind": "tile", "boot_id": 1, "seq": 9999, "read": 5, "was": 6, "reason": "x"},
+         r"no event boot 1 seq 9999"),
+        ({"kind": "undo", "ruling": 42, "reason": "x"}, r"no ruling 42"),
+        ({"kind": "verdict", "seat": 2}, r"verdict ruling: boot_id: Field required"),
+    ]  # fmt: skip
+    for body, message in on_nothing:
+        with pytest.raises(InvalidEntry, match=message):
+            rule(store, "t2", body, session_id)
+    note = rule(store, "t2", {"kind": "note", "note": "all square"}, session_id)
+    with pytest.raises(InvalidEntry, match=r"put right by another note ruling"):
+        rule(store, "t2", {"kind": "undo", "ruling": note, "reason": "x"}, session_id)
+    assert len(list(store.entries("t2"))) == entries + 1
+    assert [c.kind for c in store.corrections("t2")] == ["note"]
+
+
+def test_a_tile_ruling_that_cannot_be_followed_is_refused(store: Store, ex02: Game) -> None:
+    """All four copies of a kind are placed: a tile code names no copy left in the wall."""
+    session_id = play(store, ex02)
+    last = list(store.entries("t2"))[-1]
+    assert last.event is not None
+    body = {"kind": "tile", "boot_id": last.event.boot_id, "seq": last.event.seq,
+            "read": 77, "was": "P", "reason": "x"}  # fmt: skip
+    rule(store, "t2", body, session_id)  # a copy of 白 is still in the wall
+    placed = {"kind": "tile", "boot_id": 1, "seq": 135, "read": 77, "was": 1, "reason": "x"}
+    rule(store, "t2", placed, session_id)  # an id: taken as the referee says
 
 
 def test_corrections_are_new_rows(store: Store) -> None:
     token, _ = store.create_token("referee", "ref")
-    deal = {"kind": "deal", "dealer": 2, "streak": 0, "round_wind": "S", "token_id": token.id}
+    deal = {"kind": "deal", "dealer": 2, "streak": 0, "round_wind": 1, "token_id": token.id}
     store.append("t1", [Applied("correction", None, deal)])
-    store.append("t1", [Applied("correction", None, {"kind": "note", "text": "two"})])
+    store.append("t1", [Applied("correction", None, {"kind": "note", "note": "two"})])
     first, second = store.corrections("t1")
     assert (first.kind, first.body, first.token_id) == ("deal", deal, token.id)
     assert second.kind == "note" and second.token_id is None and second.id > first.id
@@ -64,7 +100,8 @@ def test_corrections_are_new_rows(store: Store) -> None:
     with pytest.raises(
         InvalidEntry, match=r"correction token_id 99: no such token"
     ):  # a token that does not exist
-        store.append("t1", [Applied("correction", None, {"kind": "note", "token_id": 99})])
+        note = {"kind": "note", "note": "x", "token_id": 99}
+        store.append("t1", [Applied("correction", None, note)])
     assert len(store.corrections()) == 2
 
 

@@ -54,11 +54,12 @@ def test_a_session_started_in_a_batch_is_the_session_of_what_follows(store: Stor
     with store.engine.connect() as connection:
         rows = connection.execute(select(Log.kind, Log.session_id).order_by(Log.id)).all()
     assert [tuple(r) for r in rows] == [("session", opened.id)] + [("event", opened.id)] * 2
-    store.append("t1", [Applied("correction", None, {"kind": "note", "text": "hi"})])
+    store.append("t1", [Applied("correction", None, {"kind": "note", "note": "hi"})])
     (note,) = store.corrections("t1")
     assert note.session_id is None  # outside a batch the caller names the session
     store.append(
-        "t1", [Applied("correction", None, {"kind": "penalty", "ledger": [[0, -5], [1, 5]]},
+        "t1", [Applied("correction", None, {"kind": "penalty", "ledger": [[0, -5], [1, 5]],
+                                              "seat": 0, "reason": ""},
                        session_id=opened.id)]
     )  # fmt: skip
     assert [line.player for line in store.ledger(opened.id)] == ["阿明", "Bea"]

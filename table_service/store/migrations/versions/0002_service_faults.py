@@ -12,6 +12,8 @@ from collections.abc import Sequence
 
 from alembic import op
 
+from table_service.store.migrations.checks import rewrite_check
+
 revision: str = "0002"
 down_revision: str | None = "0001"
 branch_labels: str | Sequence[str] | None = None
@@ -22,22 +24,7 @@ AFTER = "kind IN ('event', 'session', 'session_end', 'correction', 'fault')"
 
 
 def _kinds(before: str, after: str) -> None:
-    if op.get_bind().dialect.name != "sqlite":
-        op.drop_constraint(op.f("ck_log_kind"), "log", type_="check")
-        op.create_check_constraint(op.f("ck_log_kind"), "log", after)
-        return
-    # SQLite keeps a CHECK as text in its schema, and a batch copy of `log` cannot be
-    # dropped while sessions and snapshots name it. The change leaves every stored row
-    # valid, so the text is rewritten in place, as SQLite's ALTER TABLE page describes.
-    bind = op.get_bind()
-    version = bind.exec_driver_sql("PRAGMA schema_version").scalar_one()
-    bind.exec_driver_sql("PRAGMA writable_schema = ON")
-    bind.exec_driver_sql(
-        "UPDATE sqlite_master SET sql = replace(sql, ?, ?) WHERE type = 'table' AND name = 'log'",
-        (before, after),
-    )
-    bind.exec_driver_sql(f"PRAGMA schema_version = {int(version) + 1}")
-    bind.exec_driver_sql("PRAGMA writable_schema = OFF")
+    rewrite_check("log", "ck_log_kind", before, after)
 
 
 def upgrade() -> None:

@@ -1,0 +1,480 @@
+"""The projector: a table's log entries in, the rows derived from them out.
+
+Appending writes an entry and what the fold concluded from it (hands, violations,
+faults, ledger lines) together. A referee's ruling on the past derives the rows again:
+from the entry it names to the end of the table's log, the rows are deleted and folded
+anew through the rulings in force (the mirror restored from a snapshot taken before
+that entry), in the same transaction as the ruling, so a crash leaves either the old
+records or the new ones. Sessions and the log itself are never derived: they are facts.
+"""
+
+from __future__ import annotations
+
+import pickle
+import time
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from pydantic import ValidationError
+from sqlalchemy import delete, func, select
+from sqlalchemy.orm import Session
+
+from firmware_bridge.messages import Event
+from table_service.mirror.core import MIRROR_FORMAT
+from table_service.mirror.fold import fold
+from table_service.mirror.mirror import TableMirror
+from table_service.mirror.records import Fault, HandRecord, Record, Violation
+from table_service.mirror.rulings import (
+    ON_EVENTS,
+    RULING_KINDS,
+    Rulings,
+    in_force,
+    parse_ruling,
+)
+from table_service.mirror.session import SessionStart
+from table_service.store.entries import Applied, Entry, EntryKind
+from table_service.store.errors import InvalidEntry
+from table_service.store.models import (
+    CorrectionModel,
+    FaultModel,
+    HandModel,
+    LedgerLine,
+    Log,
+    SessionModel,
+    SnapshotModel,
+    TokenModel,
+    ViolationModel,
+)
+
+SEATS: Final = 4
+PAGE: Final = 500  # log rows read at a time while deriving
+# A snapshot is a pickled mirror with the format it was written in: one of another
+# format (an older mjtable's, whose fields may have been renamed) is ignored, and the
+# table is folded from its log instead.
+SNAPSHOT_FORMAT: Final = f"mjtable-mirror-{MIRROR_FORMAT}"
+
+
+def dump_snapshot(mirror: TableMirror) -> bytes:
+    return pickle.dumps((SNAPSHOT_FORMAT, mirror))
+
+
+def load_snapshot(data: bytes) -> TableMirror | None:
+    """The mirror in a snapshot, or None for one of another format (or unreadable)."""
+    try:
+        value = pickle.loads(data)  # written by this service, in its own database
+    except Exception:  # an older mjtable's classes: fold from the log instead
+        return None
+    if isinstance(value, tuple) and len(value) == 2 and value[0] == SNAPSHOT_FORMAT:
+        mirror = value[1]
+        return mirror if isinstance(mirror, TableMirror) else None
+    return None
+
+
+class Projector:
+    """One transaction's writes: log entries, and the rows the fold derived from them."""
+
+    def __init__(self, session: Session, table: str) -> None:
+        self.session = session
+        self.table = table
+        self.started: int | None = None  # a session started earlier in this batch
+
+    def entry(self, applied: Applied) -> int:
+        kind = applied.kind
+        if kind == "event":
+            event = applied.event
+            if event is None:
+                raise InvalidEntry("an entry of kind 'event' needs its event")
+            if event.table != self.table:
+                raise InvalidEntry(f"event of table {event.table!r} appended to {self.table!r}")
+            ts: float = event.ts
+            body: dict[str, Any] | None = event.body.model_dump(mode="json")
+            boot_id, seq = event.boot_id, event.seq
+        elif kind in ("session", "session_end", "correction", "fault"):
+            ts, body, boot_id, seq = time.time(), applied.body, None, None
+        else:
+            raise InvalidEntry(f"unknown entry kind {kind!r}")
+        session_id = applied.session_id if applied.session_id is not None else self.started
+        log = Log(
+            table=self.table,
+            kind=kind,
+            boot_id=boot_id,
+            seq=seq,
+            ts=ts,
+            body=body,
+            session_id=session_id,
+        )
+        self.session.add(log)
+        self.session.flush()
+        if kind == "session":
+            log.session_id = session_id = self._start(log)
+        elif kind == "session_end":
+            log.session_id = session_id = self._end(log, session_id)
+        elif kind == "correction":
+            self._correction(log, session_id)
+        for record in applied.records:
+            self.record(log, session_id, record)
+        self.session.flush()
+        return log.id
+
+    def _start(self, log: Log) -> int:
+        try:
+            start = SessionStart.model_validate(log.body or {})
+        except ValidationError as exc:
+            raise InvalidEntry(f"session body: {exc.errors()[0]['msg']}") from None
+        if start.table is not None and start.table != self.table:
+            raise InvalidEntry(f"session of table {start.table!r} appended to {self.table!r}")
+        previous = open_session_row(self.session, self.table)
+        if previous is not None:  # a table has one session at a time: the new one ends it
+            previous.ended_log_id, previous.ended_at = log.id, log.ts
+        row = SessionModel(
+            table=self.table,
+            players=list(start.players),
+            profile=start.profile,
+            base=start.base,
+            per_tai=start.per_tai,
+            start_seat=start.start_seat,
+            dealer=start.dealer,
+            streak=start.streak,
+            round_wind=start.round_wind,
+            started_log_id=log.id,
+            started_at=log.ts,
+        )
+        self.session.add(row)
+        self.session.flush()
+        self.started = row.id
+        return row.id
+
+    def _end(self, log: Log, session_id: int | None) -> int:
+        if session_id is not None:
+            target = self.session.get(SessionModel, session_id)
+        else:
+            target = open_session_row(self.session, self.table)
+        if target is None or target.table != self.table:
+            raise InvalidEntry(f"no session of table {self.table!r} to end")
+        if target.ended_log_id is not None:
+            raise InvalidEntry(f"session {target.id} has already ended")
+        target.ended_log_id, target.ended_at = log.id, log.ts
+        return target.id
+
+    def _correction(self, log: Log, session_id: int | None) -> None:
+        body = log.body or {}
+        kind = body.get("kind")
+        if kind not in RULING_KINDS:
+            raise InvalidEntry(f"ruling kind must be one of {', '.join(RULING_KINDS)}")
+        lines = _ledger_lines(body.get("ledger"))
+        try:
+            parse_ruling(body)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"][1:]) or kind
+            raise InvalidEntry(f"{kind} ruling: {where}: {first['msg']}") from None
+        token_id = body.get("token_id")
+        if token_id is not None and not isinstance(token_id, int):
+            raise InvalidEntry("correction token_id must be an integer")
+        if token_id is not None and self.session.get(TokenModel, token_id) is None:
+            raise InvalidEntry(f"correction token_id {token_id}: no such token")
+        if lines and session_id is None:
+            raise InvalidEntry("a correction that moves money needs a session")
+        row = CorrectionModel(
+            table=self.table,
+            session_id=session_id,
+            log_id=log.id,
+            kind=kind,
+            body=body,
+            token_id=token_id,
+            at=log.ts,
+        )
+        self.session.add(row)
+        self.session.flush()
+        if session_id is not None:
+            players = self._players(session_id)
+            for seat, amount in lines:
+                self.session.add(
+                    LedgerLine(
+                        session_id=session_id,
+                        table=self.table,
+                        log_id=log.id,
+                        correction_id=row.id,
+                        seat=seat,
+                        player=players[seat],
+                        amount=amount,
+                    )
+                )
+
+    def record(self, log: Log, session_id: int | None, record: object) -> None:
+        if not isinstance(record, HandRecord | Violation | Fault):
+            raise InvalidEntry(f"not a mirror record: {type(record).__name__}")
+        if record.table != self.table:
+            raise InvalidEntry(f"record of table {record.table!r} appended to {self.table!r}")
+        common = {
+            "table": self.table,
+            "session_id": session_id,
+            "log_id": log.id,
+            "boot_id": record.boot_id,
+            "seq": record.seq,
+        }
+        if isinstance(record, Violation):
+            self.session.add(
+                ViolationModel(**common, seat=record.seat, code=record.code, detail=record.detail)
+            )
+        elif isinstance(record, Fault):
+            self.session.add(FaultModel(**common, code=record.code, detail=record.detail))
+        else:
+            self._hand(common, record)
+
+    def _hand(self, common: dict[str, Any], record: HandRecord) -> None:
+        if len(record.net) != SEATS or sum(record.net) != 0:
+            raise InvalidEntry(f"hand {record.hand}: net {record.net} is not 4 sums to 0")
+        data = record.model_dump(mode="json", by_alias=True)
+        hand = HandModel(
+            **common,
+            hand_no=record.hand,
+            round_wind=record.round_wind,
+            dealer=record.dealer,
+            streak=record.streak,
+            result=record.result,
+            kind=record.kind,
+            seat=record.seat,
+            payer=record.payer,
+            tai=record.tai,
+            dealer_tai=record.dealer_tai,
+            winning_tile=record.winning_tile,
+            items=data["items"],
+            codes=data["codes"],
+            net=data["net"],
+            payments=data["payments"],
+            next=data["next"],
+        )
+        self.session.add(hand)
+        self.session.flush()
+        session_id = common["session_id"]
+        if session_id is None:
+            return  # no session, no players: the hand stands, nobody's money moves
+        players = self._players(session_id)
+        for seat, amount in enumerate(record.net):
+            self.session.add(
+                LedgerLine(
+                    session_id=session_id,
+                    table=self.table,
+                    log_id=common["log_id"],
+                    hand_id=hand.id,
+                    seat=seat,
+                    player=players[seat],
+                    amount=amount,
+                )
+            )
+
+    def _players(self, session_id: int) -> list[str]:
+        found = self.session.get(SessionModel, session_id)
+        if found is None:
+            raise InvalidEntry(f"no session {session_id}")
+        return [str(p) for p in found.players]
+
+    def snapshot(self, data: bytes, log_id: int | None) -> None:
+        if log_id is None:
+            log_id = self.session.scalar(select(func.max(Log.id)).where(Log.table == self.table))
+            if log_id is None:
+                raise InvalidEntry(f"table {self.table!r} has no log entry to snapshot at")
+        self.session.add(SnapshotModel(table=self.table, log_id=log_id, data=data, at=time.time()))
+
+
+def _ledger_lines(value: object) -> list[tuple[int, int]]:
+    """A correction's `ledger`: [[seat, amount], …] summing to 0 (money only moves)."""
+    if value is None:
+        return []
+    lines: list[tuple[int, int]] = []
+    if isinstance(value, list):
+        for line in value:
+            if not (isinstance(line, list | tuple) and len(line) == 2):
+                break
+            seat, amount = line
+            if type(seat) is not int or type(amount) is not int or not 0 <= seat < SEATS:
+                break
+            lines.append((seat, amount))
+        else:
+            if sum(amount for _, amount in lines) == 0:
+                return lines
+    raise InvalidEntry("correction ledger must be [[seat 0-3, amount], …] summing to 0")
+
+
+def log_entry(row: Log) -> Entry:
+    if row.kind == "event":
+        event = Event.model_validate(
+            {"table": row.table, "boot_id": row.boot_id, "seq": row.seq, "ts": row.ts}
+            | {"body": row.body}
+        )
+        return Entry(row.id, row.table, "event", event, None)
+    kind: EntryKind = row.kind  # type: ignore[assignment]
+    return Entry(row.id, row.table, kind, None, row.body)
+
+
+def open_session_row(session: Session, table: str) -> SessionModel | None:
+    query = (
+        select(SessionModel)
+        .where(SessionModel.table == table, SessionModel.ended_log_id.is_(None))
+        .order_by(SessionModel.id.desc())
+        .limit(1)
+    )
+    return session.scalar(query)
+
+
+# --- rulings: the rows derived again -------------------------------------------------
+
+
+@dataclass
+class Rederived:
+    """What a ruling changed: the table's mirror after the whole log (its live state from
+    now on), the records derived again, and `effect` (kept on the ruling's row)."""
+
+    mirror: TableMirror | None  # None: a ruling that acts where it stands (no re-derivation)
+    records: list[Record] = field(default_factory=list)
+    effect: dict[str, Any] | None = None
+
+
+def table_rulings(session: Session, table: str) -> Rulings:
+    """The rulings in force at a table (every ruling and undo, in log order)."""
+    query = (
+        select(CorrectionModel.id, CorrectionModel.body)
+        .where(CorrectionModel.table == table)
+        .where(CorrectionModel.kind.in_((*ON_EVENTS, "undo")))
+        .order_by(CorrectionModel.id)
+    )
+    return in_force((ruling_id, parse_ruling(body)) for ruling_id, body in session.execute(query))
+
+
+def restore(session: Session, table: str, before: int | None = None) -> tuple[TableMirror, int]:
+    """The table's mirror from its newest usable snapshot (taken before the log entry
+    `before`, if given) and the log id it stands at (0: from the log's start)."""
+    query = select(SnapshotModel.log_id, SnapshotModel.data).where(SnapshotModel.table == table)
+    if before is not None:
+        query = query.where(SnapshotModel.log_id < before)
+    query = query.order_by(SnapshotModel.log_id.desc(), SnapshotModel.id.desc())
+    for log_id, data in session.execute(query):
+        mirror = load_snapshot(bytes(data))
+        if mirror is not None:
+            return mirror, log_id
+    return TableMirror(table), 0
+
+
+def ruling_start(session: Session, table: str, ruling: Any) -> int | None:
+    """The log entry a ruling's re-derivation begins at; None for one that acts where it
+    stands (a deal, a penalty, a note). InvalidEntry when it names nothing there is."""
+    kind = ruling.kind
+    if kind == "undo":
+        target = session.get(CorrectionModel, ruling.ruling)
+        if target is None or target.table != table:
+            raise InvalidEntry(f"no ruling {ruling.ruling} at table {table!r} to undo")
+        if target.kind not in (*ON_EVENTS, "undo"):
+            raise InvalidEntry(
+                f"ruling {target.id} is a {target.kind}: it is put right by another "
+                f"{target.kind} ruling, not undone"
+            )
+        return ruling_start(session, table, parse_ruling(target.body))
+    if kind not in ON_EVENTS:
+        return None
+    where = (Log.table == table, Log.boot_id == ruling.boot_id, Log.seq == ruling.seq)
+    event_log = session.scalar(select(Log.id).where(*where))
+    if kind != "verdict":
+        if event_log is None:
+            raise InvalidEntry(f"no event boot {ruling.boot_id} seq {ruling.seq} at {table!r}")
+        return event_log
+    flagged = session.scalar(
+        select(func.min(ViolationModel.log_id)).where(
+            ViolationModel.table == table,
+            ViolationModel.boot_id == ruling.boot_id,
+            ViolationModel.seq == ruling.seq,
+            ViolationModel.seat == ruling.seat,
+            ViolationModel.code == ruling.code,
+        )
+    )
+    if flagged is None:
+        raise InvalidEntry(
+            f"no {ruling.code} violation of seat {ruling.seat} at boot {ruling.boot_id} "
+            f"seq {ruling.seq} of {table!r}"
+        )
+    # flagged at its own event, or later (a 胡 judged at its reveal): from the earlier
+    return min(int(flagged), event_log if event_log is not None else int(flagged))
+
+
+def rederive(session: Session, writer: Projector, start: int) -> Rederived:
+    """Derive the table's rows again from the log entry `start` to the log's end, through
+    the rulings in force now; the money of each session touched, before and after."""
+    table = writer.table
+    rulings = table_rulings(session, table)
+    mirror, after = restore(session, table, before=start)
+    before = _money(session, table, start)
+    hands_before = _hand_results(session, table, start)
+    _delete_derived(session, table, start)
+    records: list[Record] = []
+    last = after
+    while True:  # a page at a time: a long day's log never sits in memory
+        query = select(Log).where(Log.table == table, Log.id > last).order_by(Log.id)
+        page = list(session.scalars(query.limit(PAGE)))
+        for row in page:
+            last = row.id
+            entry = log_entry(row)
+            out = fold(mirror, entry.kind, entry.event, entry.body, rulings)
+            if row.id >= start:
+                for record in out:
+                    writer.record(row, row.session_id, record)
+                records += out
+        session.flush()
+        if len(page) < PAGE:
+            break
+    if last:
+        writer.snapshot(dump_snapshot(mirror), last)
+    hands_after = _hand_results(session, table, start)
+    revised = sorted(
+        key for key in hands_before.keys() | hands_after.keys()
+        if hands_before.get(key) != hands_after.get(key)
+    )  # fmt: skip
+    after_money = _money(session, table, start)
+    effect = {
+        "from_log_id": start,
+        "revised_hands": [list(key) for key in revised],
+        "money": [
+            {"session_id": sid, "before": before.get(sid, [0] * SEATS), "after": totals}
+            for sid, totals in sorted(after_money.items())
+        ],
+    }
+    return Rederived(mirror, records, effect)
+
+
+def _derived_hands(table: str, start: int) -> Any:
+    return select(HandModel.id).where(HandModel.table == table, HandModel.log_id >= start)
+
+
+def _delete_derived(session: Session, table: str, start: int) -> None:
+    """The rows the fold gave from `start` on (the log, sessions and rulings stay)."""
+    session.execute(delete(LedgerLine).where(LedgerLine.hand_id.in_(_derived_hands(table, start))))
+    for model in (HandModel, ViolationModel, FaultModel, SnapshotModel):
+        session.execute(delete(model).where(model.table == table, model.log_id >= start))
+
+
+def _money(session: Session, table: str, start: int) -> dict[int, list[int]]:
+    """Each seat's total in every session with entries from `start` on."""
+    touched = select(Log.session_id).where(Log.table == table, Log.id >= start).distinct()
+    query = (
+        select(LedgerLine.session_id, LedgerLine.seat, func.sum(LedgerLine.amount))
+        .where(LedgerLine.session_id.in_(touched))
+        .group_by(LedgerLine.session_id, LedgerLine.seat)
+    )
+    out: dict[int, list[int]] = {}
+    for session_id, seat, amount in session.execute(query):
+        out.setdefault(session_id, [0] * SEATS)[seat] = int(amount or 0)
+    for (touched_id,) in session.execute(touched):
+        if touched_id is not None:
+            out.setdefault(touched_id, [0] * SEATS)
+    return out
+
+
+def _hand_results(session: Session, table: str, start: int) -> dict[tuple[int, int], Any]:
+    """(session, hand number) → what the hand was, for the hands from `start` on."""
+    query = select(
+        HandModel.session_id, HandModel.hand_no, HandModel.result, HandModel.seat,
+        HandModel.tai, HandModel.net,
+    ).where(HandModel.table == table, HandModel.log_id >= start)  # fmt: skip
+    return {
+        (sid or 0, no): (result, seat, tai, list(net))
+        for sid, no, result, seat, tai, net in session.execute(query)
+    }
