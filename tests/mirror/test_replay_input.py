@@ -111,3 +111,22 @@ def test_a_session_without_a_table_name_is_the_default_tables() -> None:
     ]
     (hand,) = [r for r in records(lines) if r["type"] == "hand"]
     assert (hand["table"], hand["net"]) == ("table", [-340, 340, 0, 0])  # 底 200 + 6 台 × 20
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        (b'{"table": "t\xff", "seq": 1}', "line 2: not UTF-8: byte 0xff at column 13"),
+        (b"\xc3(", "line 2: not UTF-8: byte 0xc3 at column 1"),
+        (b"[" * 100_000 + b"]" * 100_000, "line 2: JSON nested deeper than any event"),
+    ],
+    ids=["bad-byte", "cut-sequence", "deep"],
+)
+def test_bytes_no_reader_can_take_are_named_with_their_byte_and_column(
+    line: bytes, message: str
+) -> None:
+    """The replay reads with errors="surrogateescape" (test_replay_cli shows the process):
+    the message names the bad byte as it was in the file and its 1-based column."""
+    with pytest.raises(ReplayInputError) as info:
+        records([SESSION, line.decode("utf-8", "surrogateescape")])
+    assert (str(info.value), info.value.line) == (message, 2)
