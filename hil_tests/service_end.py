@@ -34,6 +34,7 @@ class StoredTally:
     events_stored: int = 0
     service_mismatches: int = 0
     ledger_mismatches: int = 0
+    rulings: int = 0  # the referee's tile rulings entered (soak --referee tiles)
     tally: Tally = field(default_factory=Tally)
     notes: list[str] = field(default_factory=list)
 
@@ -44,6 +45,7 @@ class StoredTally:
             "hands_stored": self.hands_stored,
             "service_mismatches": self.service_mismatches,
             "ledger_mismatches": self.ledger_mismatches,
+            "rulings": self.rulings,
             "violations_missed": self.tally.violations_missed,
             "violations_false": self.tally.violations_false,
         }
@@ -54,16 +56,19 @@ def stored_hands(store: Store, table: str) -> list[HandRow]:
     return list(reversed(store.hands(table, None, None, None)))
 
 
-def stored_mismatches(rows: list[HandRow], results: list[HandResult]) -> list[str]:
+def stored_mismatches(
+    rows: list[HandRow], results: list[HandResult], ruled: bool = False
+) -> list[str]:
     """Stored hands against the hands played: each stored once, with the truth's result,
     money, deal and 台. A last 荒局 may still be open (the next shuffle closes it), and a
-    hand the sensors misread is not compared (the records say what the sensors saw)."""
+    hand the sensors misread is not compared (the records say what the sensors saw) unless
+    `ruled`: a referee put each misread right, so every hand must be the truth."""
     problems = []
     open_last = len(rows) == len(results) - 1 and results[-1].end == "draw"
     if len(rows) != len(results) and not open_last:
         problems.append(f"{len(rows)} hands stored, {len(results)} played")
     for n, (row, truth) in enumerate(zip(rows, results, strict=False), 1):
-        if truth.injected:
+        if truth.injected and not ruled:
             continue
         want = (expected_result(truth), list(truth.net), truth.deal.dealer,
                 truth.deal.streak, truth.tai or 0)  # fmt: skip
@@ -98,7 +103,12 @@ class ServiceEnd:
     """Run a `Service` for the loop's tables; the soak's referee corrects misread deals."""
 
     def __init__(
-        self, mqtt_url: str, base: str, db_url: str, results: dict[str, list[HandResult]]
+        self,
+        mqtt_url: str,
+        base: str,
+        db_url: str,
+        results: dict[str, list[HandResult]],
+        referee: str = "deal",
     ) -> None:
         self.settings = ServeSettings(
             mqtt=mqtt_url, db=db_url, base_topic=base, client_id=f"{base}-svc", gap_timeout=30.0
@@ -106,8 +116,18 @@ class ServiceEnd:
         self.results = results
         self.store = Store(db_url)
         self.service = Service(self.settings, self.store)
-        self.service.referee = self._referee
+        self.tiles = referee == "tiles"
+        if not self.tiles:
+            self.service.referee = self._referee
+        self.rulings = 0
         self._task: asyncio.Task[None] | None = None
+
+    async def rule(self, rulings: dict[str, list[dict[str, Any]]]) -> None:
+        """Enter a referee's rulings through the service's public face (as the API does)."""
+        for table, bodies in rulings.items():
+            for body in bodies:
+                await self.service.correct(table, dict(body))
+                self.rulings += 1
 
     def _referee(self, table: str, judged: int) -> dict[str, Any] | None:
         played = self.results.get(table, [])
@@ -136,21 +156,21 @@ class ServiceEnd:
         as at the mirror), its ledger against the truth's money, its violations against the
         breaches injected."""
         backend = self.store.engine.url.get_backend_name()
-        out = StoredTally(db=backend)
+        out = StoredTally(db=backend, rulings=self.rulings)
         for table, (results, breaches) in truths.items():
             rows = stored_hands(self.store, table)
             out.hands_stored += len(rows)
             out.events_stored += sum(1 for e in self.store.entries(table) if e.kind == "event")
-            problems = stored_mismatches(rows, results)
+            problems = stored_mismatches(rows, results, ruled=self.tiles)
             out.service_mismatches += len(problems)
             out.notes += [f"{table} {p}" for p in problems]
             skipped: set[tuple[int, int]] = set()  # the events of misread hands
             judged = far.judged.get(table, [])
             for n, truth in enumerate(results):
-                if truth.injected and n < len(judged):
+                if truth.injected and n < len(judged) and not self.tiles:
                     skipped |= judged[n].keys
             session = self.store.open_session(table)
-            if session is not None and not any(r.injected for r in results):
+            if session is not None and (self.tiles or not any(r.injected for r in results)):
                 totals = {s.seat: s.total for s in self.store.standings(session.id)}
                 played = results[: len(rows)]
                 want_totals = {s: sum(r.net[s] for r in played) for s in range(4)}

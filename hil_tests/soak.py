@@ -60,6 +60,10 @@ class SoakConfig:
     violations: Any = 0.0  # simulator.violations.Violations (a bare rate: every code on)
     service: bool = True  # the real table service at the far end too, its records compared
     db: str | None = None  # its database: SQLite in the workdir unless a URL is given
+    # how the service's referee puts a misread right: `deal` (the next deal, the misread
+    # hand left as the sensors saw it) or `tiles` (a tile ruling on each misread draw, so
+    # the records are the truth, the misread hands included)
+    referee: str = "deal"
 
 
 def boot_id_for(seed: int, table: int) -> int:
@@ -100,7 +104,9 @@ async def run_soak(cfg: SoakConfig) -> dict[str, Any]:
     if cfg.service:
         db_url = cfg.db or f"sqlite:///{cfg.workdir / 'service.db'}"
         db_url = ends.enter_context(scratch_schema(db_url, base.replace("-", "_")))
-        service = await ends.enter_async_context(ServiceEnd(url, base, db_url, results))
+        service = await ends.enter_async_context(
+            ServiceEnd(url, base, db_url, results, referee=cfg.referee)
+        )
     tables: list[tuple[str, SimulatedTable, Bridge]] = []
     started = time.monotonic()
     restarts = 0
@@ -163,6 +169,8 @@ async def run_soak(cfg: SoakConfig) -> dict[str, Any]:
         far.finish()
         if service is not None:
             truths = {name: (table.results, breaches(table)) for name, table, _ in tables}
+            if cfg.referee == "tiles":  # the referee's word on each misread the truth knows
+                await service.rule({name: misread_rulings(t) for name, t, _ in tables})
             stored = await asyncio.to_thread(service.compare, truths, far)
             notes += stored.notes[:20]
         return _summary(
@@ -236,6 +244,19 @@ def breaches(table: SimulatedTable) -> list[Breach]:
     return found
 
 
+def misread_rulings(table: SimulatedTable) -> list[dict[str, Any]]:
+    """A referee's tile ruling for each draw the table's sensors misread: the event's key,
+    the id it reported and the tile it was (the simulator's truth)."""
+    key_of = _key_of(table)
+    rulings = []
+    for result in table.results:
+        for message, reported, tile in result.misreads:
+            boot_id, seq = key_of[id(message)]
+            rulings.append({"kind": "tile", "boot_id": boot_id, "seq": seq, "read": reported,
+                            "was": tile, "reason": "the sensor misread the draw"})  # fmt: skip
+    return rulings
+
+
 def sensor_faults(table: SimulatedTable) -> list[Breach]:
     """The sensor faults injected for the mirror to see through (a re-read draw), keyed by
     their event like breaches, with the fault code the mirror owes there."""
@@ -307,6 +328,7 @@ def _summary(
         "service": None if stored is None else stored.to_json(),
         "service_mismatches": 0 if stored is None else stored.service_mismatches,
         "ledger_mismatches": 0 if stored is None else stored.ledger_mismatches,
+        "rulings": 0 if stored is None else stored.rulings,
         "stored_violations_missed": 0 if stored is None else stored.tally.violations_missed,
         "stored_violations_false": 0 if stored is None else stored.tally.violations_false,
         "events_lost": lost,

@@ -141,6 +141,8 @@ class HandResult:
     wall_left: list[int] = field(default_factory=list)
     places: dict[int, Place] = field(default_factory=dict)  # where each tile sat in the wall
     injected: list[dict[str, int]] = field(default_factory=list)  # table faults, in order
+    # each misread draw: the message sent, the id it reported, the tile it was
+    misreads: list[tuple[Any, int, int]] = field(default_factory=list)
     violations: list[InjectedViolation] = field(default_factory=list)  # breaches, in order
     codes: list[str] = field(default_factory=list)  # a false win's codes (replay-format.md)
     situations: list[Injected] = field(default_factory=list)  # no-breach cases, sensor faults
@@ -194,6 +196,7 @@ class HandSim:
         self.faults = faults or TableFaults()
         self.fault_dice = dice or FaultDice(0)
         self.injected: list[dict[str, int]] = []
+        self.misreads: list[tuple[Any, int, int]] = []
         self.violations = violations or Violations()
         self.breaches: list[InjectedViolation] = []
         self.tempted: set[int] = set()  # seats letting wins go to win later under 過水
@@ -247,6 +250,8 @@ class HandSim:
         elif code is None and len(self.breaches) == breaches:  # a draw that is only a draw
             self._reread(player, end)
         message = TileDrawn(player.seat, reported, end)
+        if reported != tile:
+            self.misreads.append((message, reported, tile))
         if code is None:
             self.emit(message)
         else:
@@ -1170,5 +1175,6 @@ class HandSim:
         result.wall_left = self.wall.remaining()
         result.places = self.wall.places
         result.injected = list(self.injected)
+        result.misreads = list(self.misreads)
         result.violations = list(self.breaches)
         result.situations = list(self.situations)

@@ -25,7 +25,7 @@ EXIT_AHEAD = 4
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "db",
-        help="the service's database: upgrade, current, backup, restore",
+        help="the service's database: upgrade, current, backup, restore, refold",
         description=(
             "The database `mjtable serve` would open with the same --config, --db and "
             "--data-dir (and MJTABLE_SERVE_DB / MJTABLE_SERVE_DATA_DIR). upgrade: apply every "
@@ -37,7 +37,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             "SQLite by its online backup API (safe while the service runs), PostgreSQL by "
             "pg_dump --format=custom; DEST a file, or a directory for a dated file in it. "
             "restore SOURCE: put a backup back (stop every `mjtable serve` first; on SQLite "
-            "it refuses, exit 3, while one runs)."
+            "it refuses, exit 3, while one runs). refold [TABLE…]: derive every hand, "
+            "violation, fault and ledger line again from the log through the referee's "
+            "rulings (after an upgrade that fixed a rule; stop `mjtable serve` first)."
         ),
     )
     actions = p.add_subparsers(dest="action", required=True, metavar="ACTION")
@@ -49,6 +51,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     backup.add_argument("dest", type=Path, metavar="DEST", help="file, or directory")
     restore = actions.add_parser("restore", help="replace the records by a backup")
     restore.add_argument("source", type=Path, metavar="SOURCE", help="a file made by backup")
+    refold = actions.add_parser(
+        "refold", help="derive the records again from the tables' logs (after a rules fix)"
+    )
+    refold.add_argument("tables", nargs="*", metavar="TABLE", help="these tables (default: all)")
     for action in actions.choices.values():
         add_database_arguments(action)
     p.set_defaults(func=run)
@@ -81,6 +87,8 @@ def run(args: argparse.Namespace) -> int:
             return current(url)
         if args.action == "backup":
             return backup(url, args.dest)
+        if args.action == "refold":
+            return refold(url, args.tables)
         return restore(url, args.source)
     except StoreAhead as exc:
         print(f"db: {exc}", file=sys.stderr)
@@ -242,6 +250,29 @@ def restore(url: str, source: Path) -> int:
     if moved is not None:
         print(f"moved the damaged {database} to {moved}")
     print(f"restored {database} from {source}")
+    return 0
+
+
+def refold(url: str, tables: list[str]) -> int:
+    from table_service.store import Store
+
+    database = _sqlite_path(url)
+    if database is not None and not database.is_file():
+        print(f"db: no database at {database}", file=sys.stderr)
+        return EXIT_FAILED
+    store = Store(url)
+    try:
+        lock = _service_lock(database) if database is not None else contextlib.nullcontext()
+        with lock:
+            for table in tables or store.tables():
+                effect = store.refold(table)
+                revised = len(effect["revised_hands"])
+                print(f"{table}: derived again from its log; {revised} hand(s) changed")
+    except BlockingIOError:
+        print(f"db: a `mjtable serve` holds {database}; stop it first", file=sys.stderr)
+        return EXIT_IN_USE
+    finally:
+        store.close()
     return 0
 
 

@@ -20,7 +20,16 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Final, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    TypeAdapter,
+)
 
 from firmware_bridge.messages import EVENT_BODY, Event
 from table_service.mirror.records import ViolationCode
@@ -33,24 +42,46 @@ from table_service.rules.tiles import (
 )
 
 NO_NUL: Final = r"^[^\x00]*$"
+
+
+def _whole(value: object) -> object:
+    """What JSON Schema's `integer` takes: 3 or 3.0, never true, "3" or 3.5."""
+    if type(value) is float and value.is_integer():
+        return int(value)
+    if type(value) is not int:
+        raise ValueError("Input should be a valid integer")
+    return value
+
+
+Whole = Annotated[int, BeforeValidator(_whole)]  # a body's whole number
 Reason = Annotated[
     str, Field(min_length=1, max_length=500, pattern=NO_NUL, description="why, for the record")
 ]
-Seat = Annotated[int, Field(ge=0, le=3)]
-BootId = Annotated[int, Field(ge=0, le=0xFFFFFFFF, description="the event's boot")]
-Seq = Annotated[int, Field(ge=1, le=2**63 - 1, description="the event's seq in its boot")]
+Seat = Annotated[Whole, Field(ge=0, le=3)]
+BootId = Annotated[Whole, Field(ge=0, le=0xFFFFFFFF, description="the event's boot")]
+# A ruling names an event's seq as a JSON number: up to 2**53 - 1, which every JSON reader
+# holds exactly (a table would take millennia to count past it).
+Seq = Annotated[Whole, Field(ge=1, le=2**53 - 1, description="the event's seq in its boot")]
 # A tile as the referee names it: a physical id (0–143), or a code ("5m", "E", "h3") for
 # which the fold takes a copy still in the wall at that moment.
 TileRef = Annotated[
-    int | str,
+    Annotated[Annotated[Whole, Field(ge=0, le=TILE_IDS - 1)], Tag("id")]
+    | Annotated[
+        Annotated[str, Field(max_length=8), AfterValidator(lambda code: _known(code))],
+        Tag("code"),
+    ],
+    Discriminator(lambda v: "code" if isinstance(v, str) else "id"),
     Field(description="a tile id (0–143), or a code such as 5m, E or h3"),
 ]
 
 
+def _known(code: str) -> str:
+    _copies(code)  # a TileCodeError (a ValueError) for a code that names no tile
+    return code
+
+
 class _Ruling(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
-
-    token_id: int | None = Field(None, description="who ruled (set by the service)")
 
 
 class _OnEvent(_Ruling):
@@ -98,7 +129,7 @@ class UndoRuling(_Ruling):
     """Withdraw an earlier ruling (by its id): the records become what they were without it."""
 
     kind: Literal["undo"]
-    ruling: int = Field(ge=1, description="the ruling withdrawn")
+    ruling: Whole = Field(ge=1, description="the ruling withdrawn")
     reason: Reason
 
 
@@ -107,8 +138,8 @@ class DealRuling(_Ruling):
 
     kind: Literal["deal"]
     dealer: Seat
-    streak: int = Field(ge=0, le=100)
-    round_wind: int = Field(ge=0, le=3, description="0 東 … 3 北")
+    streak: Whole = Field(ge=0, le=100)
+    round_wind: Whole = Field(ge=0, le=3, description="0 東 … 3 北")
     note: str = Field("", max_length=500, pattern=NO_NUL)
 
 
@@ -117,9 +148,8 @@ class PenaltyRuling(_Ruling):
 
     kind: Literal["penalty"]
     seat: Seat = Field(description="the offender")
-    tai: int = Field(0, ge=0, le=100, description="the 牌面 the penalty is paid on")
+    tai: Whole = Field(0, ge=0, le=100, description="the 牌面 the penalty is paid on")
     reason: str = Field(max_length=200, pattern=NO_NUL)
-    ledger: list[list[int]] | None = Field(None, description="set by the service: who pays what")
 
 
 class NoteRuling(_Ruling):
@@ -148,9 +178,14 @@ EventKey = tuple[int, int]
 ViolationKey = tuple[int, int, int, str]  # boot_id, seq, seat, code
 
 
+# What the service adds to a ruling's body in the log: who ruled, and a penalty's money.
+SERVICE_KEYS: Final = ("token_id", "ledger")
+
+
 def parse_ruling(body: Mapping[str, Any]) -> Any:
-    """A ruling body validated (a pydantic ValidationError names the field at fault)."""
-    return RULING.validate_python(dict(body))
+    """A ruling body validated (a pydantic ValidationError names the field at fault); the
+    keys the service adds (SERVICE_KEYS) are its own, not the referee's."""
+    return RULING.validate_python({k: v for k, v in body.items() if k not in SERVICE_KEYS})
 
 
 @dataclass(frozen=True)
@@ -246,8 +281,11 @@ def _copies(code: str) -> list[int]:
     """The ids of a code's copies (one for a flower); TileCodeError for an unknown code."""
     try:
         kind = parse_kind(code)
-    except TileCodeError:
-        return [FLOWER_BASE + parse_flower(code) - 1]
+    except TileCodeError as not_a_kind:
+        try:
+            return [FLOWER_BASE + parse_flower(code) - 1]
+        except TileCodeError:
+            raise not_a_kind from None
     return [kind * 4 + copy for copy in range(4)]
 
 

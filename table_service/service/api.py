@@ -30,7 +30,6 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from fastapi.staticfiles import StaticFiles
 from pydantic import (
     BaseModel,
-    BeforeValidator,
     ConfigDict,
     Discriminator,
     Field,
@@ -49,10 +48,11 @@ from typing_extensions import TypedDict
 
 from dashboard import STATIC
 from firmware_bridge.stopping import cancel_and_wait
-from table_service.mirror.rulings import Ruling
-from table_service.mirror.session import PRESETS, SessionStart
+from table_service.mirror.rulings import Ruling, Whole
+from table_service.mirror.session import PRESETS, WINDS, SessionStart
 from table_service.rules.items import negative_item
 from table_service.rules.profile import MAX_TAI, RULE_KEYS, TAI_IDS, Rules
+from table_service.rules.table import Deal
 from table_service.service.disclosure import WITHHELD
 from table_service.service.guards import (
     AUTH_CLIENTS,
@@ -115,18 +115,6 @@ Before = Annotated[
 ]
 Player = Annotated[str, Field(min_length=1, max_length=64, pattern=ONE_LINE)]
 Note = Annotated[str, Field(max_length=500, pattern=NO_NUL)]
-
-
-def _whole(value: object) -> object:
-    """What the schema's `integer` takes: 3 or 3.0, never true, "3" or 3.5."""
-    if type(value) is float and value.is_integer():
-        return int(value)
-    if type(value) is not int:
-        raise ValueError("Input should be a valid integer")
-    return value
-
-
-Whole = Annotated[int, BeforeValidator(_whole)]  # a body's whole number
 
 
 class FieldError(BaseModel):
@@ -202,10 +190,17 @@ class SessionBody(_Body):
     ] = Field("mjonline", description="a preset's name, or a profile")
     base: Whole = Field(100, ge=0, le=1_000_000)
     per_tai: Whole = Field(20, ge=0, le=1_000_000)
-    start_seat: Whole = Field(0, ge=0, le=3)
-    dealer: Whole = Field(0, ge=0, le=3)
-    streak: Whole = Field(0, ge=0, le=100)
-    round_wind: Literal["E", "S", "W", "N"] = "E"
+    # Where the 將 stands: the table's own (what the mirror follows) unless the admin says.
+    start_seat: Whole | None = Field(
+        None, ge=0, le=3, description="起莊位; default: the table's (0 for a new table)"
+    )
+    dealer: Whole | None = Field(
+        None, ge=0, le=3, description="the dealer; default: the table's next dealer"
+    )
+    streak: Whole | None = Field(None, ge=0, le=100, description="連莊 N; default: the table's")
+    round_wind: Literal["E", "S", "W", "N"] | None = Field(
+        None, description="the round wind; default: the table's (東 for a new table)"
+    )
 
     @field_validator("profile")
     @classmethod
@@ -218,8 +213,15 @@ class SessionBody(_Body):
             raise ValueError(f"not a rule profile ({exc})") from None
         return value
 
-    def start(self, table: str) -> SessionStart:
-        return SessionStart.model_validate({**self.model_dump(), "table": table})
+    def start(self, table: str, deal: Deal | None = None) -> SessionStart:
+        """The session's start: what the body says, the rest from the table's deal now."""
+        deal = deal or Deal(0)
+        table_says = {
+            "start_seat": deal.first_dealer, "dealer": deal.dealer, "streak": deal.streak,
+            "round_wind": WINDS[deal.round_wind],
+        }  # fmt: skip
+        given = {k: v for k, v in self.model_dump().items() if v is not None}
+        return SessionStart.model_validate({**table_says, **given, "table": table})
 
 
 class DecisionBody(_Body):
@@ -635,8 +637,12 @@ def create_app(
 
     @app.post("/api/tables/{table}/session", status_code=201, responses={**ADMIN, **BODY})
     async def start_session(table: TableName, body: SessionBody, _: AdminToken) -> Created:
-        """Start a session at a table (ending the one that runs; a new table is followed)."""
-        return Created(id=await service.start_session(table, body.start(table)))
+        """Start a session at a table (ending the one that runs; a new table is followed).
+        The dealer, streak, round and start seat are the table's own unless given; a hand
+        under way is followed to its end without being scored in the session."""
+        runner = service.runner(table)
+        deal = runner.mirror.deal if runner is not None else None
+        return Created(id=await service.start_session(table, body.start(table, deal)))
 
     @app.post("/api/tables/{table}/session/end", responses={**ADMIN, **errors(404, 409)})
     async def end_session(table: TableName, _: AdminToken) -> Created:
@@ -650,9 +656,8 @@ def create_app(
         runner = runner_or_404(table)
         if body["kind"] == "penalty" and runner.session_id is None:
             raise HTTPException(409, f"table {table!r} has no session running to pay in")
-        payload = {k: v for k, v in body.items() if k not in ("token_id", "ledger")}
         try:
-            ruling_id = await service.correct(table, {**payload, "token_id": token_id})
+            ruling_id = await service.correct(table, {**body, "token_id": token_id})
         except InvalidEntry as exc:
             raise HTTPException(409, str(exc)) from None
         row = await db(store.ruling, ruling_id)

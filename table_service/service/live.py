@@ -70,6 +70,7 @@ class TableRunner:
     session_id: int | None = None
     since_snapshot: int = 0
     rulings: Rulings = field(default_factory=Rulings)  # the referee's, as the fold reads them
+    had_session: bool = False  # once one was started, the table is never given a default one
     online: bool | None = None  # the bridge's availability; None: never heard
     link: dict[str, Any] | None = None
     leds: list[str] = field(default_factory=lambda: ["off"] * 4)
@@ -280,6 +281,7 @@ class Service:
         mirror, rulings, count = self.store.restore(table)
         session = self.store.open_session(table)
         runner = TableRunner(table, mirror, session.id if session else None, count, rulings)
+        runner.had_session = bool(self.store.sessions(table, limit=1))
         runner.leds = seat_modes(mirror.hand)
         return runner
 
@@ -474,11 +476,12 @@ class Service:
     async def _runner_with_session(
         self, table: str, pending: dict[str, list[tuple[Applied, _Work]]]
     ) -> TableRunner:
-        """The table's runner; a table heard for the first time gets a default session."""
+        """The table's runner; a table heard for the first time gets a default session (one
+        whose session an admin ended plays on without one: judged and stored, no players)."""
         runner = self.tables.get(table)
         if runner is None:
             runner = self.tables[table] = TableRunner(table, TableMirror(table))
-        if runner.session_id is None:
+        if runner.session_id is None and not runner.had_session:
             await self._flush(pending)
             await self._service_entry(_Work(table, "session", body={"table": table}))
         return runner
@@ -547,6 +550,7 @@ class Service:
                 await self._append(table, [entry], dump_snapshot(runner.mirror))
                 session = await self._db(self.store.open_session, table)
                 runner.session_id = result = session.id if session else None
+                runner.had_session = True
                 runner.since_snapshot = 0
             elif work.kind == "session_end":
                 result = runner.session_id
@@ -590,20 +594,23 @@ class Service:
             runner.rulings = await self._db(self.store.rulings, table)
             runner.since_snapshot = 0
             runner.leds = seat_modes(runner.mirror.hand)
-            self._revised(runner, ruling_id, done)
+        self._ruled(runner, ruling_id, body, done)
         return ruling_id
 
-    def _revised(self, runner: TableRunner, ruling_id: int, done: Rederived) -> None:
-        """The records a ruling derived again go out as revisions: each hand record again
-        (with `revision`: the ruling's id) and one `revision` message with its effect, so
+    def _ruled(
+        self, runner: TableRunner, ruling_id: int, body: dict[str, Any], done: Rederived
+    ) -> None:
+        """Tell a ruling: the hand records it derived again go out once more (each with
+        `revision`: the ruling's id), then one `ruling` message (its kind and effect), so
         the pages and the MQTT followers read the records anew."""
         table = runner.table
         for record in done.records:
             if isinstance(record, HandRecord):
                 payload = {**record.model_dump(mode="json", by_alias=True), "revision": ruling_id}
                 self._publish(f"{self.base}/{table}/service/hand", json.dumps(payload), 1, False)
-        news = {"type": "revision", "table": table, "ruling": ruling_id, "effect": done.effect}
-        self._publish(f"{self.base}/{table}/service/revision", json.dumps(news), 1, False)
+        news = {"type": "ruling", "table": table, "ruling": ruling_id, "kind": body.get("kind"),
+                "effect": done.effect}  # fmt: skip
+        self._publish(f"{self.base}/{table}/service/ruling", json.dumps(news), 1, False)
         self.hub.publish(table, news)
 
     @staticmethod

@@ -340,6 +340,18 @@ class Store:
         with self._read() as session:
             return list(session.scalars(select(Log.table).distinct().order_by(Log.table)))
 
+    def refold(self, table: str) -> dict[str, Any]:
+        """Derive every row of a table again from its whole log (after a rules fix, or a
+        snapshot of another format), in one transaction; what changed. The service must
+        not follow the table meanwhile (its picture would be the old one)."""
+        with self._write() as session:
+            first = session.scalar(select(func.min(Log.id)).where(Log.table == table))
+            if first is None:
+                raise NotFound(f"no table {table!r} in the records")
+            done = rederive(session, Projector(session, table), int(first))
+        assert done.effect is not None
+        return done.effect
+
     def latest_snapshot(self, table: str) -> tuple[int, bytes] | None:
         """The table's newest snapshot and the log id it was taken at."""
         query = (
@@ -516,7 +528,10 @@ class Store:
         newest first. Codes in `withhold` are left out until a hand of their table has
         ended after them (what the public may not know during the hand)."""
         query = select(ViolationModel, Log.ts).join(Log, Log.id == ViolationModel.log_id)
-        query = _page(query, ViolationModel.id, None if status else limit, before)
+        # a status is a verdict in force, known only after reading: filter, then take the page
+        query = _page(query, ViolationModel.id, limit if status is None else None, before)
+        if status is not None and limit is not None:
+            query = query.order_by(None).order_by(ViolationModel.id.desc())
         if table is not None:
             query = query.where(ViolationModel.table == table)
         if session_id is not None:

@@ -103,7 +103,7 @@ async def test_a_referee_rules_on_a_violation_and_the_latest_ruling_shows(
     assert response.status_code == 201
     dismissed = response.json()
     assert dismissed["id"] > confirmed["id"]  # a new ruling; the first still stands on record
-    assert (dismissed["note"], dismissed["token_id"]) == ("", api.admin_id)
+    assert (dismissed["note"], dismissed["token_id"]) == ("dismissed by the referee", api.admin_id)
     assert await api.get("/api/violations", status="confirmed") == []
     (violation,) = await api.get("/api/violations", status="dismissed")
     assert violation["status"] == "dismissed" and violation["decision"] == dismissed
@@ -196,3 +196,30 @@ async def test_a_deal_correction_and_a_note(api: Api, game: list[RecordedHand]) 
     third = hands[-1] if hands[0]["hand_no"] == 4 else hands[0]
     assert third["hand_no"] == 3 and (third["dealer"], third["streak"]) == (2, 3)
     assert third["round_wind"] == "S"
+
+
+async def test_an_ended_session_leaves_the_table_without_one_and_a_new_one_takes_its_deal(
+    api: Api, game: list[RecordedHand]
+) -> None:
+    """Ending a session invents none: the hands played after it are judged and stored under
+    no session (no players, no money moved). A session started with only its players takes
+    the deal where the table stands (dealer, streak, round, start seat), not 東 dealer 0."""
+    await api.play("t1", events_of(game[:2], "t1"))
+    (first,) = await api.get("/api/sessions")
+    assert (await api.client.post("/api/tables/t1/session/end", headers=api.as_admin)).is_success
+    await api.play("t1", events_of(game[:3], "t1")[len(events_of(game[:2], "t1")) :])
+    assert [s["id"] for s in await api.get("/api/sessions")] == [first["id"]]
+    state = await api.get("/api/tables/t1")
+    assert state["session_id"] is None
+    newest = (await api.get("/api/tables/t1/hands"))[0]
+    assert newest["session_id"] is None and newest["hand_no"] >= 1
+    response = await api.client.post(
+        "/api/tables/t1/session", json={"players": PLAYERS}, headers=api.as_admin
+    )
+    assert response.status_code == 201
+    started = (await api.get(f"/api/sessions/{response.json()['id']}"))["session"]
+    table_says = (state["dealer"], state["streak"], state["round_wind"], state["start_seat"])
+    assert (started["dealer"], started["streak"], started["round_wind"], started["start_seat"]) == (
+        table_says
+    )
+    assert table_says != (0, 0, "E", 0), "the game moved the deal on"

@@ -98,3 +98,36 @@ def test_export_without_a_database_says_where_it_looked_and_creates_nothing(
     given = mjtable("export", "--session", "1", "--data-dir", str(tmp_path / "elsewhere"))
     assert given.returncode == 2 and str(tmp_path / "elsewhere" / "mjtable.db") in given.stderr
     assert list(tmp_path.iterdir()) == []  # no directory, no empty database
+
+
+def test_db_refold_derives_the_records_again_from_the_log(tmp_path: Path, ex02: Game) -> None:
+    """Rows lost or written by an older rule (here: deleted) come back from the log as
+    the fold gives them: the 詐胡, its violation and its money, for every table or one."""
+    url = f"sqlite:///{tmp_path / 'records.db'}"
+    store = Store(url)
+    try:
+        store.migrate()
+        session_id = play(store, ex02)
+        hands = store.hands(session_id=session_id)
+        standings = [s.total for s in store.standings(session_id)]
+        with store.engine.begin() as connection:
+            for table in ("ledger", "hands", "violations"):
+                connection.exec_driver_sql(f"DELETE FROM {table}")
+        assert store.hands(session_id=session_id) == []
+    finally:
+        store.close()
+    done = mjtable("db", "refold", "--db", url)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "t2: derived again from its log; 1 hand(s) changed\n"
+    store = Store(url)
+    try:
+        again = store.hands(session_id=session_id)
+        assert [(h.result, h.seat, h.net) for h in again] == [
+            (h.result, h.seat, h.net) for h in hands
+        ]
+        assert [s.total for s in store.standings(session_id)] == standings
+        assert [v.code for v in store.violations("t2")] == ["false_win"]
+    finally:
+        store.close()
+    unknown = mjtable("db", "refold", "nowhere", "--db", url)
+    assert unknown.returncode == 2 and "no table 'nowhere'" in unknown.stderr

@@ -150,6 +150,9 @@ function onMessage(message) {
     case "fault":
       light(message.table, "fault", 8);
       break;
+    case "ruling": // a verdict may close or reopen a violation: count them again
+      refreshViolations();
+      break;
     case "resync":
       getJSON("/api/tables").then((states) => {
         tables.clear();

@@ -76,7 +76,7 @@ async function loadAll() {
       // With the token: a void declaration shows at once, not when its hand ends.
       getAll("/api/violations?status=open", { token: token() || undefined }),
       getJSON("/api/faults?limit=20"), // the newest, newest first
-      getJSON("/api/corrections?limit=20"),
+      getJSON("/api/rulings?limit=20"),
       getJSON("/api/tables"),
       getAll("/api/sessions"),
     ]);
@@ -139,7 +139,7 @@ async function submitCorrection(event) {
   }
   const table = form.elements.namedItem("table").value;
   try {
-    const created = await postJSON(`/api/tables/${encodeURIComponent(table)}/corrections`, formBody(form), { token: token() });
+    const created = await postJSON(`/api/tables/${encodeURIComponent(table)}/rulings`, formBody(form), { token: token() });
     message = { ok: true, text: t("ref.sent", { id: created.id }), where: "#correction-message" };
     reloadSoon();
   } catch (exc) {
@@ -273,7 +273,7 @@ loadAll();
 new LiveSocket("/api/ws", {
   onMessage: (m) => {
     // A hand's end too: the violations the public hears only then are the referee's now.
-    const news = ["violation", "fault", "hand", "resync", "snapshot"];
+    const news = ["violation", "fault", "hand", "ruling", "resync", "snapshot"];
     if (news.includes(m.type)) reloadSoon();
   },
   onStatus: (status, info) => connection.set(status, info),

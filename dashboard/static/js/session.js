@@ -450,7 +450,7 @@ if (id) {
     // An open session: new hands and corrections appear as they are stored.
     new LiveSocket(`/api/tables/${encodeURIComponent(data.session.table)}/ws`, {
       onMessage: (message) => {
-        if (message.type === "hand" || message.type === "resync") reloadSoon();
+        if (["hand", "ruling", "resync"].includes(message.type)) reloadSoon();
       },
       onStatus: (status, info) => {
         connection.set(status, info);

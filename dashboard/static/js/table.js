@@ -109,6 +109,7 @@ function onMessage(message) {
       banners.toast("fault", message.record);
       break;
     case "resync":
+    case "ruling": // a referee's ruling re-derived the records: read them anew
       refetch();
       break;
     default:
