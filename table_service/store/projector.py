@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from pydantic import ValidationError
-from sqlalchemy import delete, func, select
+from sqlalchemy import Row, delete, func, select
 from sqlalchemy.orm import Session
 
 from firmware_bridge.messages import Event
@@ -201,7 +201,7 @@ class Projector:
                     )
                 )
 
-    def record(self, log: Log, session_id: int | None, record: object) -> None:
+    def record(self, log: Log | Row[Any], session_id: int | None, record: object) -> None:
         if not isinstance(record, HandRecord | Violation | Fault):
             raise InvalidEntry(f"not a mirror record: {type(record).__name__}")
         if record.table != self.table:
@@ -297,7 +297,8 @@ def _ledger_lines(value: object) -> list[tuple[int, int]]:
     raise InvalidEntry("correction ledger must be [[seat 0-3, amount], …] summing to 0")
 
 
-def log_entry(row: Log) -> Entry:
+def log_entry(row: Log | Row[Any]) -> Entry:
+    """A log row (an ORM object or a plain row of its columns) as the fold reads it."""
     if row.kind == "event":
         event = Event.model_validate(
             {"table": row.table, "boot_id": row.boot_id, "seq": row.seq, "ts": row.ts}
@@ -407,9 +408,11 @@ def rederive(session: Session, writer: Projector, start: int) -> Rederived:
     _delete_derived(session, table, start)
     records: list[Record] = []
     last = after
-    while True:  # a page at a time: a long day's log never sits in memory
-        query = select(Log).where(Log.table == table, Log.id > last).order_by(Log.id)
-        page = list(session.scalars(query.limit(PAGE)))
+    columns = (Log.id, Log.table, Log.kind, Log.boot_id, Log.seq, Log.ts, Log.body, Log.session_id)
+    while True:  # a page at a time (plain rows, not ORM objects): a long day's log never
+        # sits in memory
+        query = select(*columns).where(Log.table == table, Log.id > last).order_by(Log.id)
+        page = list(session.execute(query.limit(PAGE)))
         for row in page:
             last = row.id
             entry = log_entry(row)
