@@ -3,13 +3,21 @@ faults, hand records)."""
 
 from __future__ import annotations
 
+import pickle
+from collections.abc import Iterable
+
 import pytest
 
+from firmware_bridge.messages import EVENT_BODY, Event
 from table_service.mirror.mirror import TableMirror
+from table_service.mirror.records import Fault
+from table_service.mirror.seqs import BootSeqs
 from table_service.mirror.session import SessionStart
-from tests.mirror.script import Script, quiet
+from tests.mirror.script import FULL_WALL, QUIET, Script, quiet
 
 READY_17 = "2m 3m 4m 6m 7m 8m 2s 3s 4s 6p 6p 6p 3p 3p 3p 8s 8s"  # a dealt winning hand
+READY_69S = "2m 3m 4m 6m 7m 8m 2s 3s 4s 6p 6p 6p 7s 8s W W"  # seat 2: waits 6s 9s
+ALSO_6S = "2m 3m 4m 6m 7m 8m 2s 3s 4s 3p 3p 3p 5s 7s C C"  # seat 3: waits 6s alone
 
 
 def test_a_session_started_after_a_hand_ended_finds_no_hand_unseen() -> None:
@@ -194,3 +202,301 @@ def test_a_dealers_false_win_passes_the_deal() -> None:
     assert (record.result, record.seat) == ("false_win", 0)
     assert record.next is not None
     assert (record.next.dealer, record.next.streak) == (1, 0)
+
+
+# --- sessions, gaps and hands not seen from their start (replay-format.md) -------------
+
+
+def built_wall(t: Script) -> None:
+    """A shuffle and a wall: the hand is set up, no tile has moved, no deal roll yet."""
+    t.emit({"kind": "shuffle_started"})
+    t.emit({"kind": "shuffle_finished"})
+    t.emit({"kind": "wall_built", **FULL_WALL})
+
+
+def test_a_session_started_once_the_wall_is_built_owns_the_hand() -> None:
+    """The wall is built but no tile has moved: the hand is the session's, dealt by its
+    dealer (the state shows it before the roll), and judged: no hand_unseen."""
+    t = Script(deal=False)
+    built_wall(t)
+    assert t.mirror.start_session(SessionStart(table=t.table, dealer=2)) == []
+    hand = t.mirror.snapshot()["hand"]
+    assert (hand["phase"], hand["dealer"], hand["judged"]) == ("built", 2, True)
+    t.emit({"kind": "dice_rolled", "roll": "deal", "die_1": 1, "die_2": 2, "die_3": 2})
+    for code in ["E", "E", "E", "E"]:
+        t.draw(2, code)  # the session's dealer takes the first four
+    assert t.records == []
+
+
+def unseen_detail(t: Script) -> str:
+    (fault,) = [r for r in t.records if isinstance(r, Fault) and r.code == "hand_unseen"]
+    return fault.detail
+
+
+def test_a_session_started_in_the_middle_of_a_hand_says_so() -> None:
+    """The referee reads why the hand is not judged (replay-format.md: detail is a
+    sentence for the referee): here a session that began once its tiles were moving."""
+    t = Script(quiet())
+    t.discard(0, "2m")
+    t.records += t.mirror.start_session(SessionStart(table=t.table, dealer=1))
+    assert unseen_detail(t) == (
+        "a session started in the middle of a hand: the hand is followed without judging "
+        "until the next shuffle"
+    )
+
+
+def test_a_gap_in_the_middle_of_a_hand_names_the_first_seq_after_it() -> None:
+    """Events are lost during play: the hand in progress is no longer seen whole."""
+    t = Script(quiet())
+    t.skip(2)
+    seq = t.seq + 1
+    t.discard(0, "2m")
+    assert t.faults() == [(seq, "gap"), (seq, "hand_unseen")]
+    assert unseen_detail(t) == (
+        f"events before seq {seq} are missing: the hand is followed without judging "
+        "until the next shuffle"
+    )
+
+
+def test_a_gap_between_hands_that_swallowed_the_next_start_says_so() -> None:
+    """A hand ended, events are lost, and the next event is a draw in a hand whose
+    shuffle and deal were never seen: its start is in the hole."""
+    t = Script(quiet({0: READY_17}))
+    t.win(0)
+    t.skip(3)
+    seq = t.seq + 1
+    t.draw(1)
+    assert t.faults() == [(seq, "gap"), (seq, "hand_unseen")]
+    assert unseen_detail(t) == (
+        f"events before seq {seq} are missing, the hand's start with them: the hand is "
+        "followed without judging until the next shuffle"
+    )
+
+
+def test_a_hand_joined_in_its_middle_follows_the_tables_count() -> None:
+    """A hand whose start was lost is followed as the tiles come: the table's tiles_left
+    is its count of the wall (no fault blamed on a hand not judged), as the state shows."""
+    t = Script(quiet({0: READY_17}))
+    t.win(0)
+    t.skip(40)
+    t.draw(1, count=False)
+    t.emit({"kind": "tiles_left", "count": 60})
+    assert [code for _, code in t.faults()] == ["gap", "hand_unseen"]
+    hand = t.mirror.snapshot()["hand"]
+    assert (hand["judged"], hand["tiles_left"]) == (False, 60)
+
+
+def test_a_hand_not_seen_from_its_start_ends_like_any_other() -> None:
+    """Its win is not judged (no record, no money) but the hand is over, as the state
+    shows, until the next shuffle."""
+    t = Script(quiet({1: "2m 3m 4m 6m 7m 8m 2p 2p 2p 2s 3s 4s 7p 8p E E"}, extra="9p"))
+    t.skip()
+    t.discard(0, "9p")
+    t.win(1)
+    assert t.hands() == []
+    hand = t.mirror.snapshot()["hand"]
+    assert (hand["phase"], hand["judged"]) == ("over", False)
+    assert t.mirror.totals == [0, 0, 0, 0]
+
+
+def test_after_a_gap_between_hands_another_seat_dealing_takes_the_deal() -> None:
+    """A gap between judged hands may hold whole hands: the next hand is dealt by seat 1,
+    not by the last hand's dealer. The deal is learnt from who takes the first tiles
+    (seat 1 at 連0); nobody is blamed for dealing out of turn."""
+    t = Script(quiet({0: READY_17}))
+    t.win(0)
+    assert t.hand().next is not None and t.hand().next.dealer == 0
+    t.skip(3)
+    t.new_hand(quiet(dealer=1), dealer=1)
+    t.discard(1, "2m")
+    t.burn(0)
+    assert t.violations() == []
+    assert [code for _, code in t.faults()] == ["gap"]
+    drawn = t.hands()[1]
+    assert (drawn.result, drawn.dealer, drawn.streak) == ("drawn", 1, 0)
+
+
+def test_a_count_while_a_win_waits_for_its_reveal_leaves_the_claim_open() -> None:
+    """replay-format.md: tiles_left may follow any draw; a count is no play (D3). Seat 3
+    presses 胡 on the 6s, the table counts, then seat 2 (nearer after the discarder)
+    presses too: 攔胡, seat 2 wins, nobody is blamed."""
+    t = Script(
+        quiet(
+            {0: QUIET[0].replace("5s 5s 5s 5s", "5s 5s 5s 8p 6s"), 2: READY_69S, 3: ALSO_6S},
+            extra="6s",
+        )
+    )
+    t.discard(0, "6s")
+    t.button(3, "win")
+    t.emit({"kind": "tiles_left", "count": t.wall})
+    t.button(2, "win")
+    t.reveal(2)
+    assert t.violations() == [] and t.faults() == []
+    hand = t.hand()
+    assert (hand.result, hand.kind, hand.seat, hand.payer) == ("win", "discard", 2, 0)
+
+
+def test_a_deal_roll_after_a_hand_ended_with_no_wall_begins_a_new_hand() -> None:
+    """The shuffle and wall of hand 2 are not seen (no gap: they were never sent): the
+    deal roll is a fault, and the tiles dealt after it are a new hand's, judged from
+    empty seats, not piled onto hand 1's."""
+    t = Script(quiet({0: READY_17}))
+    t.win(0)
+    roll_seq = t.seq + 1
+    t.emit({"kind": "dice_rolled", "roll": "deal", "die_1": 1, "die_2": 2, "die_3": 2})
+    assert t.faults() == [(roll_seq, "impossible")]
+    t._reset()
+    dealt = {s: [t.alloc(c) for c in quiet({0: READY_17})[s].split()] for s in range(4)}
+    for r in range(4):
+        for seat in range(4):
+            for tile in dealt[seat][4 * r : 4 * r + 4]:
+                t.draw(seat, tile=tile, count=False)
+    t.draw(0, tile=dealt[0][16], count=False)
+    t.win(0)
+    assert t.violations() == []
+    assert t.faults() == [(roll_seq, "impossible")]
+    assert [(h.result, h.seat) for h in t.hands()] == [("win", 0), ("win", 0)]
+
+
+def test_the_last_hand_is_the_one_the_latest_record_closed() -> None:
+    """hil_tests/truth.py reads `last_hand` to compare the table's tiles: the hand the
+    latest hand record closed, kept after the next shuffle begins a new one."""
+    t = Script(quiet({0: READY_17}))
+    assert t.mirror.last_hand is None
+    t.win(0)
+    closed = t.mirror.hand
+    assert closed is not None and t.mirror.last_hand is closed
+    t.emit({"kind": "shuffle_started"})
+    assert t.mirror.hand is not closed
+    assert t.mirror.last_hand is closed and closed.result == "win"
+
+
+SEVEN_DEALT = "C C C F F F 1m 1m 3m h1 h2 h3 h4 h5 h6 h7"  # seat 3: seven dealt flowers
+ONE_DEALT = "W W W W N N N N 1s 1s 1s 1s 9s 9s 9s h8"  # seat 2: the eighth
+
+
+def test_seven_flowers_win_on_another_seats_discard_as_a_discard_win() -> None:
+    """D8: 配牌花胡 (seven dealt, another seat holding the eighth) is declared at the
+    holder's own turn, paid by the eighth's holder. In hand 2 (hand 1 was judged) seat 3
+    holds seven and seat 2 the eighth; seat 3 wins on seat 0's discard (seat 1's turn
+    next): a win on a discard, the discarder pays, seat 2 pays nothing."""
+    t = Script(quiet({0: READY_17}))
+    t.win(0)
+    t.new_hand(quiet({3: SEVEN_DEALT, 2: ONE_DEALT}), dealer=0)
+    t.flower(2, "h8")
+    t.replacement(2)
+    for k in range(1, 8):
+        t.flower(3, f"h{k}")
+    for code in ["4m", "6p", "7p", "8p", "6s", "7s", "8s"]:
+        t.replacement(3, code)  # C C C F F F 6p 7p 8p 6s 7s 8s 1m 1m 3m 4m: waits 2m 5m
+    t.discard(0, "2m")
+    t.win(3)
+    assert t.violations() == []
+    hand = t.hands()[1]
+    assert (hand.result, hand.kind, hand.seat, hand.payer) == ("win", "discard", 3, 0)
+    assert hand.net[1] == hand.net[2] == 0
+
+
+# --- seqs: each boot's holes (seqs.py; replay-format.md: a gap is a fault, a duplicate
+# changes nothing, a late event still counts) ---------------------------------------
+
+STATUS = {"kind": "state", "phase": 0, "tiles_left": 0, "turn": 255, "dealer": 255}
+
+
+def status(seq: int) -> Event:
+    """A controller status event: it changes nothing in the game, only its seq counts."""
+    return Event(table="t1", boot_id=1, seq=seq, ts=0.0, body=EVENT_BODY.validate_python(STATUS))
+
+
+def admitted(mirror: TableMirror, seqs: Iterable[int]) -> list[int]:
+    """The seqs of `seqs` the mirror took as new events (the others were duplicates)."""
+    out = []
+    for seq in seqs:
+        events = mirror.events
+        mirror.apply(status(seq))
+        if mirror.events > events:
+            out.append(seq)
+    return out
+
+
+def test_a_late_event_fills_a_wide_hole_from_its_first_seq() -> None:
+    """Seq 1, then 300: 2–299 are missing. Each of them, the first included, still counts
+    once when it comes late; sent again it is a duplicate."""
+    mirror = TableMirror("t1")
+    assert admitted(mirror, [1, 300, 2, 299, 150, 2, 150, 300]) == [1, 300, 2, 299, 150]
+    assert (mirror.gaps, mirror.duplicates) == (1, 3)
+
+
+def test_one_missing_seq_is_a_hole_a_late_event_fills() -> None:
+    """Seq 1 then 3: seq 2 is missing (one gap); it comes late and counts; seq 3 resent
+    is a duplicate, however the hole below it was kept."""
+    mirror = TableMirror("t1")
+    assert admitted(mirror, [1, 3, 3, 2, 2]) == [1, 3, 2]
+    assert (mirror.events, mirror.duplicates, mirror.gaps) == (3, 2, 1)
+
+
+def test_filling_one_hole_keeps_the_next() -> None:
+    """Seqs 2 and 4 are missing; 2 comes, then 4: both count, then both are duplicates."""
+    mirror = TableMirror("t1")
+    assert admitted(mirror, [1, 3, 5, 2, 4, 2, 4, 6]) == [1, 3, 5, 2, 4, 6]
+
+
+def test_a_boot_keeps_its_latest_1024_holes() -> None:
+    """seqs.py: the holes kept per boot are bounded (1024); a late event in a forgotten one
+    is a duplicate. With 1024 holes every one is still open; the 1025th forgets the
+    oldest alone."""
+    mirror = TableMirror("t1")
+    odd = range(1, 2 * 1024 + 2, 2)  # 1, 3, …, 2049: holes 2, 4, …, 2048
+    assert len(admitted(mirror, odd)) == 1025 and mirror.gaps == 1024
+    assert admitted(mirror, [2, 2048]) == [2, 2048]
+    mirror = TableMirror("t1")
+    admitted(mirror, range(1, 2 * 1025 + 2, 2))  # holes 2, 4, …, 2050
+    assert admitted(mirror, [2, 4, 6, 2050]) == [4, 6, 2050]
+
+
+def test_a_long_run_without_holes_forgets_none() -> None:
+    """One hole (seq 2), then 1100 events in order: in-order events open no hole, so the
+    late seq 2 still counts."""
+    mirror = TableMirror("t1")
+    admitted(mirror, [1, 3, *range(4, 1104)])
+    assert mirror.gaps == 1
+    assert admitted(mirror, [2, 2]) == [2]
+
+
+def test_a_mirror_pickled_when_holes_were_sets_admits_exactly_its_missing_seqs() -> None:
+    """A mirror stored by an earlier revision (each boot's holes a set of seqs) reads on:
+    the seqs it was missing count when they come, the others are duplicates."""
+    mirror = TableMirror("t1")
+    mirror._seen[1] = (13, {2, 3, 4, 7, 9, 10, 11})
+    restored = pickle.loads(pickle.dumps(mirror))
+    assert admitted(restored, range(1, 15)) == [2, 3, 4, 7, 9, 10, 11, 14]
+    assert admitted(restored, range(1, 15)) == []
+    assert restored.gaps == 0
+
+
+def test_a_pickled_set_of_2000_missing_seqs_is_one_hole_and_kept_whole() -> None:
+    """Converted from a set, a run of missing seqs is one hole, not one per seq: the holes
+    kept are bounded (1024), but this one is a single hole and none of it is forgotten."""
+    mirror = TableMirror("t1")
+    mirror._seen[1] = (2005, set(range(2, 2002)))
+    restored = pickle.loads(pickle.dumps(mirror))
+    assert admitted(restored, [2, 1000, 2001, 2002, 1]) == [2, 1000, 2001]
+
+
+def test_a_fresh_boots_seqs_have_seen_nothing() -> None:
+    """BootSeqs: all of 1..top seen but the holes; a new one has seen no seq."""
+    seqs = BootSeqs()
+    assert (seqs.top, seqs.holes, seqs.missing()) == (0, [], 0)
+    assert seqs.admit(1) and not seqs.admit(1)
+    other = BootSeqs()
+    assert other.admit(3) and other.holes == [(1, 2)] and seqs.holes == []
+
+
+def test_the_missing_count_adds_each_holes_width() -> None:
+    """missing(): how many seqs below the top are still missing."""
+    seqs = BootSeqs()
+    for seq in (1, 5, 6, 10):
+        seqs.admit(seq)
+    assert seqs.missing() == 3 + 3  # 2–4 and 7–9
+    seqs.admit(3)
+    assert seqs.missing() == 2 + 3
