@@ -251,6 +251,11 @@ class LogEntry(BaseModel):
     seq: int | None = Field(description="the event's number in its boot (events only)")
     ts: float | None = Field(description="the bridge's receive time (events only)")
     body: dict[str, Any] = Field(description="the event's body (docs/events.md) or the entry's")
+    ruled: Literal["corrected", "dropped", "inserted"] | None = Field(
+        None,
+        description="a referee's ruling on it: its tile corrected (the body is the ruled "
+        "one), an event that did not happen (the body as read), or one that was missing",
+    )
 
     @classmethod
     def of(cls, entry: Entry) -> LogEntry:
@@ -261,6 +266,7 @@ class LogEntry(BaseModel):
         return cls(
             log_id=entry.log_id, kind=entry.kind, boot_id=event.boot_id, seq=event.seq,
             ts=event.ts, body=event.body.model_dump(mode="json"),
+            ruled=entry.ruled,
         )  # fmt: skip
 
 

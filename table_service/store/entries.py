@@ -37,6 +37,7 @@ class Entry:
     kind: EntryKind
     event: Event | None  # kind "event"
     body: dict[str, Any] | None  # kind "session" (a SessionStart body), "correction", …
+    ruled: str | None = None  # as a referee's ruling made it: corrected, dropped, inserted
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final, TypeVar
@@ -480,7 +481,9 @@ class Store:
 
     def hand_entries(self, hand_id: int) -> list[Entry] | None:
         """The log entries a hand was played in: after the table's previous hand (or the
-        start of its log) up to the entry that ended it. None for an unknown hand."""
+        start of its log) up to the entry that ended it, as the referee's rulings made them
+        (a corrected tile, an event that did not happen, one that was missing: each marked
+        `ruled`). None for an unknown hand."""
         with self._read() as session:
             hand = session.get(HandModel, hand_id)
             if hand is None:
@@ -491,11 +494,15 @@ class Store:
                 )
             ).scalar()
             table, last = hand.table, hand.log_id
-        entries = []
-        for entry in self.entries(table, after_log_id=before or 0):
+            rulings = table_rulings(session, table)
+            mirror, after = restore(session, table, before=(before or 0) + 1)
+        entries: list[Entry] = []
+        for entry in self.entries(table, after_log_id=after):
             if entry.log_id > last:
                 break
-            entries.append(entry)
+            if entry.log_id > (before or 0):
+                entries += _as_ruled(entry, rulings, mirror)
+            fold(mirror, entry.kind, entry.event, entry.body, rulings)
         return entries
 
     def ledger(self, session_id: int) -> list[LedgerRow]:
@@ -771,6 +778,19 @@ def _session_hands(session_id: int) -> Select[HandModel]:
 
 def _hand_row(hand: HandModel, ts: float) -> HandRow:
     return HandRow.model_validate({**_columns(hand), "at": ts})
+
+
+def _as_ruled(entry: Entry, rulings: Rulings, mirror: TableMirror) -> list[Entry]:
+    """A log entry as the rulings in force read it (before it is folded into `mirror`)."""
+    event = entry.event
+    if event is None or not rulings.touches((event.boot_id, event.seq)):
+        return [entry]
+    placed = mirror.hand.where if mirror.hand is not None else {}
+    out = [replace(entry, ruled="dropped")] if rulings.drops(event) else []
+    for amended, inserted in rulings.events(event, placed):
+        ruled = "inserted" if inserted else "corrected"
+        out.append(replace(entry, event=amended, ruled=ruled))
+    return out
 
 
 ViolationKey = tuple[str, int, int, int, str]  # table, boot_id, seq, seat, code

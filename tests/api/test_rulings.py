@@ -134,3 +134,26 @@ async def test_a_ruling_on_nothing_is_a_409_and_a_bad_one_a_422(api: Api) -> Non
     response = await api.client.post("/api/tables/t1/rulings", json=nothing)
     assert response.status_code == 401
     assert await api.get("/api/rulings", table="t1") == []
+
+
+async def test_the_hand_stepper_shows_the_events_as_ruled(api: Api) -> None:
+    """A count the table reported that the referee rules did not happen, and one it rules
+    was missing: the hand's events show both, marked, the dropped one with its body as
+    read; the records are derived through them."""
+    events = events_of(game_of(hands=1), "t1")
+    await api.play("t1", events)
+    (hand,) = await api.get("/api/tables/t1/hands")
+    count = next(e for e in events if e.body.kind == "tiles_left" and e.seq > 80)
+    drop = {"kind": "drop", "boot_id": count.boot_id, "seq": count.seq, "reason": "a ghost"}
+    missing = {"kind": "insert", "boot_id": count.boot_id, "seq": count.seq,
+               "body": count.body.model_dump(mode="json"), "reason": "read late"}  # fmt: skip
+    for body in (drop, missing):
+        response = await api.client.post(
+            "/api/tables/t1/rulings", json=body, headers=api.as_referee
+        )
+        assert response.status_code == 201, response.text
+    (hand,) = await api.get("/api/tables/t1/hands")
+    stepped = await api.get(f"/api/hands/{hand['id']}/events")
+    marked = [(e["seq"], e["ruled"], e["body"]["kind"]) for e in stepped if e["ruled"]]
+    assert marked == [(count.seq, "dropped", "tiles_left"), (count.seq, "inserted", "tiles_left")]
+    assert sum(1 for e in stepped if e["ruled"] is None and e["seq"] == count.seq) == 0
