@@ -8,7 +8,7 @@ times, each in its own transaction as the service runs them:
 - a verdict overturned in hand 3: hands 3 to the end derived again;
 - the same verdict's undo;
 - `mjtable db refold` of the whole table (every hand derived again).
-The aim (issue 20): a session of 100 hands re-derived in under a second. Prints the
+The aim: a session of 100 hands re-derived in under a second. Prints the
 figures and their ratio to the aim.
 """
 

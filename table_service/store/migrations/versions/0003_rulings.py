@@ -1,4 +1,4 @@
-"""Rulings: a referee's word is a log entry the records follow (issue 20).
+"""Rulings: a referee's word is a log entry the records follow.
 
 The corrections table holds every ruling (tile, drop, insert, verdict, undo besides
 penalty, deal and note), with where its re-derivation began and what it changed. A
