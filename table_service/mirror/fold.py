@@ -32,6 +32,9 @@ def fold(
         out = mirror.pass_over(event) if rulings.drops(event) else []
         for amended, inserted in rulings.events(event, placed):
             out += mirror.apply(amended, inserted)
+        decided = rulings.decided.get((event.boot_id, event.seq))
+        if decided is not None:  # the referee says how the hand ended, right after it
+            out += mirror.decide_hand(decided)
         return out
     body = dict(body or {})
     if kind == "session":

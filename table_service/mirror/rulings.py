@@ -29,6 +29,7 @@ from pydantic import (
     Field,
     Tag,
     TypeAdapter,
+    model_validator,
 )
 
 from firmware_bridge.messages import EVENT_BODY, Event
@@ -76,7 +77,7 @@ TileRef = Annotated[
 
 
 def _known(code: str) -> str:
-    _copies(code)  # a TileCodeError (a ValueError) for a code that names no tile
+    copies(code)  # a TileCodeError (a ValueError) for a code that names no tile
     return code
 
 
@@ -125,6 +126,41 @@ class VerdictRuling(_OnEvent):
     reason: Reason
 
 
+class HandRuling(_OnEvent):
+    """The referee states a hand's result where the sensors cannot tell: right after the
+    event (boot_id, seq) the hand under way ends so. `win`: seat S won (`how`), on `tile`,
+    paid by `payer` for a discard or a robbed kong, its concealed tiles `concealed` (the
+    winning tile among them; its melds and flowers are the ones on the table), scored as
+    any win; `drawn`: a 荒局; `void`: the hand does not count (no record, the deal stays)."""
+
+    kind: Literal["hand"]
+    result: Literal["win", "drawn", "void"]
+    seat: Seat | None = Field(None, description="the winner (a win)")
+    how: Literal["discard", "self_draw", "robbing_kong"] | None = Field(
+        None, description="how it won (a win)"
+    )
+    payer: Seat | None = Field(None, description="who paid: a discard's or a robbed kong's")
+    tile: TileRef | None = Field(None, description="the winning tile (a win)")
+    concealed: list[TileRef] | None = Field(
+        None, max_length=17, description="the winner's concealed tiles, the winning tile too"
+    )
+    reason: Reason
+
+    @model_validator(mode="after")
+    def _whole_win(self) -> HandRuling:
+        if self.result != "win":
+            return self
+        missing = [n for n in ("seat", "how", "tile", "concealed") if getattr(self, n) is None]
+        if missing:
+            raise ValueError(f"a win needs {', '.join(missing)}")
+        on_a_tile = self.how != "self_draw"
+        if on_a_tile and (self.payer is None or self.payer == self.seat):
+            raise ValueError("a win on a discard or a robbed kong needs a payer, not the winner")
+        if not on_a_tile and self.payer is not None:
+            raise ValueError("a self-draw has no single payer")
+        return self
+
+
 class UndoRuling(_Ruling):
     """Withdraw an earlier ruling (by its id): the records become what they were without it."""
 
@@ -162,6 +198,7 @@ Ruling = Annotated[
     | DropRuling
     | InsertRuling
     | VerdictRuling
+    | HandRuling
     | UndoRuling
     | DealRuling
     | PenaltyRuling
@@ -169,10 +206,10 @@ Ruling = Annotated[
     Field(discriminator="kind"),
 ]
 RULING: Final[TypeAdapter[Any]] = TypeAdapter(Ruling)
-RulingKind = Literal["tile", "drop", "insert", "verdict", "undo", "deal", "penalty", "note"]
+RulingKind = Literal["tile", "drop", "insert", "verdict", "hand", "undo", "deal", "penalty", "note"]
 RULING_KINDS: Final[tuple[str, ...]] = get_args(RulingKind)
 # Rulings about the past: the records from the event they name onward are derived again.
-ON_EVENTS: Final = ("tile", "drop", "insert", "verdict")
+ON_EVENTS: Final = ("tile", "drop", "insert", "verdict", "hand")
 
 EventKey = tuple[int, int]
 ViolationKey = tuple[int, int, int, str]  # boot_id, seq, seat, code
@@ -196,6 +233,7 @@ class Rulings:
     dropped: frozenset[EventKey] = frozenset()
     inserted: Mapping[EventKey, tuple[dict[str, Any], ...]] = field(default_factory=dict)
     overturned: frozenset[ViolationKey] = frozenset()
+    decided: Mapping[EventKey, HandRuling] = field(default_factory=dict)  # the latest stands
 
     def drops(self, event: Event) -> bool:
         return (event.boot_id, event.seq) in self.dropped
@@ -232,6 +270,7 @@ def in_force(rulings: Iterable[tuple[int, Any]]) -> Rulings:
     dropped: set[EventKey] = set()
     inserted: dict[EventKey, list[dict[str, Any]]] = {}
     verdicts: dict[ViolationKey, str] = {}
+    decided: dict[EventKey, HandRuling] = {}
     for ruling_id, ruling in listed:
         if ruling_id in withdrawn or ruling.kind not in ON_EVENTS:
             continue
@@ -242,6 +281,8 @@ def in_force(rulings: Iterable[tuple[int, Any]]) -> Rulings:
             dropped.add(key)
         elif ruling.kind == "insert":
             inserted.setdefault(key, []).append(dict(ruling.body))
+        elif ruling.kind == "hand":
+            decided[key] = ruling
         else:
             verdicts[(*key, ruling.seat, ruling.code)] = ruling.decision  # the latest stands
     return Rulings(
@@ -249,6 +290,7 @@ def in_force(rulings: Iterable[tuple[int, Any]]) -> Rulings:
         dropped=frozenset(dropped),
         inserted={k: tuple(v) for k, v in inserted.items()},
         overturned=frozenset(k for k, d in verdicts.items() if d == "overturn"),
+        decided=decided,
     )
 
 
@@ -271,13 +313,13 @@ def tile_id(ref: TileRef, placed: Mapping[int, object]) -> int:
         if not 0 <= ref < TILE_IDS:
             raise ValueError(f"tile id {ref} is not one of 0–{TILE_IDS - 1}")
         return ref
-    free = [t for t in _copies(ref) if t not in placed]
+    free = [t for t in copies(ref) if t not in placed]
     if not free:
         raise ValueError(f"no copy of {ref} is left in the wall")
     return free[0]
 
 
-def _copies(code: str) -> list[int]:
+def copies(code: str) -> list[int]:
     """The ids of a code's copies (one for a flower); TileCodeError for an unknown code."""
     try:
         kind = parse_kind(code)
@@ -307,6 +349,6 @@ def _corrected(
 
 def _find(body: Mapping[str, Any], code: str) -> int | None:
     """The id in an event's body of the tile read as `code`."""
-    copies = _copies(code)
+    wanted = copies(code)
     ids = [body["tile"]] if "tile" in body else list(body.get("tiles") or [])
-    return next((t for t in ids if t in copies), None)
+    return next((t for t in ids if t in wanted), None)

@@ -18,7 +18,8 @@ from table_service.mirror.judge import (
     flower_only_hand,
     verdict,
 )
-from table_service.mirror.records import Item
+from table_service.mirror.records import Item, Record
+from table_service.mirror.rulings import copies, tile_id
 from table_service.mirror.state import HandState, Pending, SeatState
 from table_service.rules import Hand
 from table_service.rules.items import ITEM_BY_ID
@@ -389,7 +390,46 @@ class WinsMixin(MirrorCore):
             return  # a 胡 that lost on priority: its reveal changes nothing
         self._fault("impossible", f"seat {body.seat} revealed a hand with no 胡 declared")
 
-    def _judge(self) -> None:
+    def decide_hand(self, ruling: Any) -> list[Record]:
+        """A referee's statement of the hand's result (a `hand` ruling, rulings.py), right
+        after the event it names: a win judged on the tiles the referee gives, a 荒局, or
+        a void hand (no record; the deal stays). ValueError when no hand is under way there,
+        or the tiles given do not make a winning hand with the seat's melds."""
+        self._out = []
+        hand = self.hand
+        if hand is None or hand.phase not in ("dealing", "play"):
+            raise ValueError("no hand is under way at that event to decide")
+        self._claim = None
+        self._lost = set()
+        if ruling.result == "drawn":
+            self._end_drawn()
+        elif ruling.result == "void":
+            hand.phase, hand.result, hand.pending = "over", "void", None
+        else:
+            self._decided_win(hand, ruling)
+        return self._out
+
+    def _decided_win(self, hand: HandState, ruling: Any) -> None:
+        s = hand.seats[ruling.seat]
+        near = s.concealed if ruling.how == "self_draw" else _offered(hand, ruling.payer)
+        tile = _pick(ruling.tile, near, set(), hand.where)
+        ids: list[int] = []
+        for ref in ruling.concealed:
+            ids.append(_pick(ref, [tile, *s.concealed], set(ids), hand.where))
+        if tile not in ids:
+            ids.append(tile)
+        claim = WinClaim(s.seat, ruling.how, tile, ruling.payer, self._seq, self._boot)
+        candidate = build_hand(claim, ids, s, hand, self.deal, self.profile)
+        if verdict(claim, candidate, self.deal, self.profile).result == "false_win":
+            raise ValueError(
+                f"{_codes(ids)} with seat {s.seat}'s melds is not a winning hand on "
+                f"{tile_code(tile)}"
+            )
+        self._claim = claim
+        self._judge(tiles=ids)
+
+    def _judge(self, tiles: list[int] | None = None) -> None:
+        """Judge the 胡 claimed: on the hand the mirror saw, or on `tiles` (a referee's)."""
         claim, self._claim = self._claim, None
         self._lost = set()
         hand = self.hand
@@ -399,7 +439,7 @@ class WinsMixin(MirrorCore):
         s = hand.seats[claim.seat]
         if claim.revealed is not None and claim.flower_win is None:
             self._late_win(hand, s, claim, claim.revealed)
-        ids = _seen_hand(s, claim)
+        ids = _seen_hand(s, claim) if tiles is None else tiles
         candidate: Hand | None
         if claim.flower_win is not None and not s.is_complete():
             candidate = flower_only_hand(claim, s, self.deal)
@@ -467,6 +507,25 @@ class WinsMixin(MirrorCore):
                     meld.kind = "pong"  # 搶槓: the kong falls back to its pong
         hand.seats[claim.seat].concealed.append(claim.tile)
         hand.where[claim.tile] = ("hand", claim.seat)
+
+
+def _offered(hand: HandState, payer: int | None) -> list[int]:
+    """The tiles a payer offered: its discards, newest first, then its kongs' added tiles."""
+    if payer is None:
+        return []
+    seat = hand.seats[payer]
+    added = [m.tiles[-1] for m in seat.melds if m.kind == "kong_added"]
+    return [*reversed(seat.river), *added]
+
+
+def _pick(ref: int | str, near: list[int], taken: set[int], placed: dict[int, Any]) -> int:
+    """A tile a referee named: an id as given; a code, its first copy among `near` not
+    taken yet, else a copy that is nowhere yet (in the wall)."""
+    if isinstance(ref, int):
+        return ref
+    wanted = copies(ref)
+    found = next((t for t in near if t in wanted and t not in taken), None)
+    return found if found is not None else tile_id(ref, {**placed, **dict.fromkeys(taken)})
 
 
 def _seen_hand(s: SeatState, claim: WinClaim) -> list[int]:

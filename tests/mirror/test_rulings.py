@@ -232,3 +232,56 @@ def test_a_tile_named_by_code_takes_a_copy_still_in_the_wall() -> None:
 def test_a_bad_ruling_is_refused_with_the_field_named(body: dict[str, Any]) -> None:
     with pytest.raises(ValidationError):
         parse_ruling(body)
+
+
+def test_a_hand_ruling_states_a_win_the_sensors_missed() -> None:
+    """Seat 2 drew its winning 6s, but its 胡 press and reveal were never read: the hand
+    plays on in the stream. The referee states the self-draw with its tiles right after
+    the draw: the record is the one the stream with the press gives, and what followed
+    the win in the stream (a ghost discard) changes nothing."""
+    right = Script(quiet({2: READY_69S}))
+    right.discard(0, "2m")
+    right.cycle(1)
+    right.draw(2, "6s")
+    right.win(2)
+    right.finish()
+    assert right.hand().kind == "self_draw"
+
+    missed = Script(quiet({2: READY_69S}))
+    missed.discard(0, "2m")
+    missed.cycle(1)
+    missed.draw(2, "6s")
+    drawn = missed.events[-2]  # the draw (its count follows)
+    tiles = [*READY_69S.split(), "6s"]
+    ruling = {"kind": "hand", **key(drawn), "result": "win", "seat": 2, "how": "self_draw",
+              "tile": "6s", "concealed": tiles, "reason": "seen by all"}  # fmt: skip
+    assert judged(refold(missed, ruling)) == judged(right.records)
+
+
+def test_a_hand_ruling_ends_a_hand_as_drawn_or_void() -> None:
+    t = Script(quiet())
+    t.discard(0, "2m")
+    t.cycle(1)
+    at = key(t.events[-1])
+    t.cycle(2)
+    drawn = refold(t, {"kind": "hand", **at, "result": "drawn", "reason": "wall collapsed"})
+    (hand,) = [r for r in drawn if isinstance(r, HandRecord)]
+    assert (hand.result, hand.net) == ("drawn", [0, 0, 0, 0])
+    void = refold(t, {"kind": "hand", **at, "result": "void", "reason": "dealt wrong"})
+    assert [r for r in void if isinstance(r, HandRecord)] == []
+
+
+def test_a_hand_ruling_whose_tiles_do_not_win_cannot_be_followed() -> None:
+    t = Script(quiet({2: READY_69S}))
+    t.discard(0, "2m")
+    t.cycle(1, "4p")
+    ruling = {"kind": "hand", **key(t.events[-1]), "result": "win", "seat": 2,
+              "how": "discard", "payer": 1, "tile": "4p",
+              "concealed": [*READY_69S.split(), "4p"], "reason": "x"}  # fmt: skip
+    with pytest.raises(ValueError, match="is not a winning hand on 4p"):
+        refold(t, ruling)
+    with pytest.raises(ValidationError, match="a win needs tile, concealed"):
+        parse_ruling({"kind": "hand", "boot_id": 1, "seq": 3, "result": "win", "seat": 1,
+                      "how": "self_draw", "reason": "x"})  # fmt: skip
+    with pytest.raises(ValidationError, match="needs a payer"):
+        parse_ruling({**ruling, "payer": None})

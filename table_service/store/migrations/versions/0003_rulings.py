@@ -1,6 +1,6 @@
 """Rulings: a referee's word is a log entry the records follow.
 
-The corrections table holds every ruling (tile, drop, insert, verdict, undo besides
+The corrections table holds every ruling (tile, drop, insert, verdict, hand, undo besides
 penalty, deal and note), with where its re-derivation began and what it changed. A
 decision on a violation was a row beside the records, naming a violation row by id; the
 rows are derived again now, so each decision becomes a `verdict` ruling naming the
@@ -27,7 +27,7 @@ branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
 BEFORE = "kind IN ('penalty', 'deal', 'note')"
-AFTER = "kind IN ('tile', 'drop', 'insert', 'verdict', 'undo', 'deal', 'penalty', 'note')"
+AFTER = "kind IN ('tile', 'drop', 'insert', 'verdict', 'hand', 'undo', 'deal', 'penalty', 'note')"
 DECISION = {"confirmed": "uphold", "dismissed": "overturn"}
 
 log = sa.table(
