@@ -1,7 +1,8 @@
 // session.html?id=<id>: standings, each hand with its payments, the running score chart
 // (uPlot, vendored), and a finished hand stepped through event by event (GET
 // /api/hands/{id}/events; a service without that route answers 404 and the stepper is
-// hidden). Without an id: the list of sessions.
+// hidden); &hand=<hand no>&at=<boot_id>.<seq> opens that hand's stepper at that event.
+// Without an id: the list of sessions.
 
 import { ApiError, getAll, getJSON, LiveSocket } from "./api.js";
 import { dealerLabel, playerName, renderBoard } from "./board.js";
@@ -269,7 +270,26 @@ async function renderList() {
 
 // --- the stepper -----------------------------------------------------------------------
 
-async function openStepper(hand) {
+/** `?hand=<hand no>&at=<boot_id>.<seq>` (the referee desk's links): that hand's stepper,
+ *  at the step of that event. Once, on the first load. */
+let wanted = param("hand") ? { hand: Number(param("hand")), at: param("at") } : null;
+function openWanted() {
+  if (!wanted || !data) return;
+  const { hand: no, at } = wanted;
+  wanted = null;
+  const hand = data.hands.find((row) => row.hand_no === no);
+  if (!hand) return;
+  const [boot, seq] = (at ?? "").split(".").map(Number);
+  openStepper(hand, Number.isInteger(boot) && Number.isInteger(seq) ? { boot_id: boot, seq } : null);
+}
+
+function stepOf(steps, at) {
+  const here = (entry) => entry && entry.boot_id === at.boot_id && entry.seq === at.seq;
+  const i = steps.findIndex((step) => here(step.entry) || (step.quiet ?? []).some(here));
+  return Math.max(0, i);
+}
+
+async function openStepper(hand, at = null) {
   let route;
   try {
     route = await getJSON(`/api/hands/${hand.id}/events`);
@@ -290,7 +310,7 @@ async function openStepper(hand) {
   const steps = foldHand({
     hand, session: data.session, firstDealer: data.firstDealer, totalsBefore, totalsAfter: after, entries,
   });
-  stepper = { hand, steps, index: 0, timer: null };
+  stepper = { hand, steps, index: at ? stepOf(steps, at) : 0, timer: null };
   $("#stepper").hidden = false;
   document.body.classList.add("has-stepper");
   renderStepper();
@@ -443,6 +463,7 @@ if (id) {
   const connection = new ConnectionView();
   connection.set("connecting");
   load().then(() => {
+    openWanted();
     if (!data || data.session.ended_at) {
       $("#conn").hidden = true;
       return;
