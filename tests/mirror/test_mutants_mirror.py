@@ -500,3 +500,45 @@ def test_the_missing_count_adds_each_holes_width() -> None:
     assert seqs.missing() == 3 + 3  # 2–4 and 7–9
     seqs.admit(3)
     assert seqs.missing() == 2 + 3
+
+
+# --- a referee's rulings on the deal and the money -----------------------------------
+
+
+def test_a_deal_ruling_during_the_deal_applies_from_the_next_hand() -> None:
+    """The dice are rolled and tiles are being dealt: the hand is under way, so a deal
+    ruling changes nothing of it (its record keeps dealer 0 at 連0, 東) and is its
+    record's `next` (seat 2 at 連1, 南)."""
+    t = Script(deal=False)
+    hands = quiet({0: READY_17})
+    dealt = {s: [t.alloc(c) for c in hands[s].split()] for s in range(4)}
+    t.open_hand()
+    order = [
+        (seat, tile)
+        for r in range(4)
+        for seat in range(4)
+        for tile in dealt[seat][4 * r : 4 * r + 4]
+    ] + [(0, dealt[0][16])]
+    for seat, tile in order[:8]:
+        t.draw(seat, tile=tile)
+    assert t.mirror.snapshot()["hand"]["phase"] == "dealing"
+    t.mirror.correct_deal(2, 1, 1)
+    assert t.mirror.snapshot()["ruled_deal"] == {"dealer": 2, "streak": 1, "round_wind": "S"}
+    for seat, tile in order[8:]:
+        t.draw(seat, tile=tile)
+    t.win(0)
+    hand = t.hand()
+    assert (hand.result, hand.dealer, hand.streak, hand.round_wind) == ("win", 0, 0, "E")
+    assert hand.next is not None
+    assert (hand.next.dealer, hand.next.streak, hand.next.round_wind) == (2, 1, "S")
+
+
+def test_a_penalty_adds_to_the_sessions_totals() -> None:
+    """A penalty ruling's money is in the session's totals like a hand's: added to what
+    the hands already moved."""
+    t = Script(quiet({0: READY_17}))
+    t.win(0)
+    before = t.mirror.snapshot()["totals"]
+    assert before == t.hand().net and before[1] < 0
+    t.mirror.pay([(1, -300), (2, 300)])
+    assert t.mirror.snapshot()["totals"] == [before[0], before[1] - 300, before[2] + 300, before[3]]
