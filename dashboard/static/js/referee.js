@@ -182,13 +182,40 @@ function stepperLink(v, hand) {
 
 // --- loading -------------------------------------------------------------------------------
 
-async function handsFor(table) {
+const HANDS_PAGE = 200;
+const DECIDED_SHOWN = 500; // the newest violations read whatever their status (all open ones too)
+
+/** The table's hands back to the one that holds the log entry `since` (newest first
+ *  from the service, a page at a time), oldest first. */
+async function handsFor(table, since) {
+  const hands = [];
+  let before = null;
   try {
-    return await getAll(`/api/tables/${encodeURIComponent(table)}/hands`);
+    for (;;) {
+      const query = new URLSearchParams({ limit: String(HANDS_PAGE) });
+      if (before !== null) query.set("before", String(before));
+      const page = await getJSON(`/api/tables/${encodeURIComponent(table)}/hands?${query}`);
+      hands.push(...page);
+      if (page.length < HANDS_PAGE || page[page.length - 1].log_id < since) break;
+      before = page[page.length - 1].id;
+    }
   } catch (exc) {
     if (exc instanceof ApiError && exc.status === 404) return [];
     throw exc;
   }
+  return hands.sort((a, b) => a.log_id - b.log_id);
+}
+
+/** Every open violation, and the newest decided ones (a decision stays in view). */
+async function readViolations() {
+  const options = { token: token() || undefined }; // with it: void declarations at once
+  const [open, newest] = await Promise.all([
+    getAll("/api/violations?status=open", options),
+    getJSON(`/api/violations?limit=${DECIDED_SHOWN}`, options),
+  ]);
+  const byKey = new Map(newest.map((v) => [keyOf(v), v]));
+  for (const v of open) byKey.set(keyOf(v), v);
+  return [...byKey.values()];
 }
 
 /** The 開門 dice of the hands whose winds are needed (seat order "opening"), once each. */
@@ -224,16 +251,17 @@ async function loadAll() {
   loading = (async () => {
     try {
       const [v, f, c, tb, ss] = await Promise.all([
-        // With the token: every violation, a void declaration at once (not when its hand ends).
-        getAll("/api/violations", { token: token() || undefined }),
+        readViolations(),
         getJSON("/api/faults?limit=20"), // the newest, newest first
         getJSON("/api/rulings?limit=20"),
         getJSON("/api/tables"),
         getAll("/api/sessions"),
       ]);
-      const names = [...new Set(v.map((row) => row.table))];
-      const hands = await Promise.all(names.map(handsFor));
-      handsOf = new Map(names.map((name, i) => [name, hands[i].sort((a, b) => a.log_id - b.log_id)]));
+      const since = new Map();
+      for (const row of v) since.set(row.table, Math.min(since.get(row.table) ?? Infinity, row.log_id));
+      const names = [...since.keys()];
+      const hands = await Promise.all(names.map((name) => handsFor(name, since.get(name))));
+      handsOf = new Map(names.map((name, i) => [name, hands[i]]));
       faults = f;
       corrections = c;
       tables = tb;
