@@ -29,10 +29,9 @@ from pydantic import (
     Field,
     Tag,
     TypeAdapter,
-    model_validator,
 )
 
-from firmware_bridge.messages import EVENT_BODY, Event
+from firmware_bridge.messages import EVENT_BODY, Event, EventBody
 from table_service.mirror.records import ViolationCode
 from table_service.rules.tiles import (
     FLOWER_BASE,
@@ -58,15 +57,19 @@ Whole = Annotated[int, BeforeValidator(_whole)]  # a body's whole number
 Reason = Annotated[
     str, Field(min_length=1, max_length=500, pattern=NO_NUL, description="why, for the record")
 ]
-Seat = Annotated[Whole, Field(ge=0, le=3)]
-BootId = Annotated[Whole, Field(ge=0, le=0xFFFFFFFF, description="the event's boot")]
+# Constraints first, then the whole-number reading: so the JSON schema says minimum and
+# maximum (a constraint on an Annotated that already holds a validator is not mapped).
+_WHOLE = BeforeValidator(_whole)
+Seat = Annotated[int, Field(ge=0, le=3), _WHOLE]
+Streak = Annotated[int, Field(ge=0, le=100), _WHOLE]  # 連莊 N
+BootId = Annotated[int, Field(ge=0, le=0xFFFFFFFF, description="the event's boot"), _WHOLE]
 # A ruling names an event's seq as a JSON number: up to 2**53 - 1, which every JSON reader
 # holds exactly (a table would take millennia to count past it).
-Seq = Annotated[Whole, Field(ge=1, le=2**53 - 1, description="the event's seq in its boot")]
+Seq = Annotated[int, Field(ge=1, le=2**53 - 1, description="the event's seq in its boot"), _WHOLE]
 # A tile as the referee names it: a physical id (0–143), or a code ("5m", "E", "h3") for
 # which the fold takes a copy still in the wall at that moment.
 TileRef = Annotated[
-    Annotated[Annotated[Whole, Field(ge=0, le=TILE_IDS - 1)], Tag("id")]
+    Annotated[Annotated[int, Field(ge=0, le=TILE_IDS - 1), _WHOLE], Tag("id")]
     | Annotated[
         Annotated[str, Field(max_length=8), AfterValidator(lambda code: _known(code))],
         Tag("code"),
@@ -110,7 +113,7 @@ class InsertRuling(_OnEvent):
     """An event is missing: `body` happened right after the event (boot_id, seq)."""
 
     kind: Literal["insert"]
-    body: dict[str, Any] = Field(description="the missing event's body, as the bridge sends it")
+    body: EventBody = Field(description="the missing event's body, as the bridge sends it")
     reason: Reason
 
 
@@ -126,39 +129,64 @@ class VerdictRuling(_OnEvent):
     reason: Reason
 
 
-class HandRuling(_OnEvent):
+class _HandRuling(_OnEvent):
     """The referee states a hand's result where the sensors cannot tell: right after the
-    event (boot_id, seq) the hand under way ends so. `win`: seat S won (`how`), on `tile`,
-    paid by `payer` for a discard or a robbed kong, its concealed tiles `concealed` (the
-    winning tile among them; its melds and flowers are the ones on the table), scored as
-    any win; `drawn`: a 荒局; `void`: the hand does not count (no record, the deal stays)."""
+    event (boot_id, seq) the hand under way ends so."""
 
     kind: Literal["hand"]
-    result: Literal["win", "drawn", "void"]
-    seat: Seat | None = Field(None, description="the winner (a win)")
-    how: Literal["discard", "self_draw", "robbing_kong"] | None = Field(
-        None, description="how it won (a win)"
-    )
-    payer: Seat | None = Field(None, description="who paid: a discard's or a robbed kong's")
-    tile: TileRef | None = Field(None, description="the winning tile (a win)")
-    concealed: list[TileRef] | None = Field(
-        None, max_length=17, description="the winner's concealed tiles, the winning tile too"
-    )
     reason: Reason
 
-    @model_validator(mode="after")
-    def _whole_win(self) -> HandRuling:
-        if self.result != "win":
-            return self
-        missing = [n for n in ("seat", "how", "tile", "concealed") if getattr(self, n) is None]
-        if missing:
-            raise ValueError(f"a win needs {', '.join(missing)}")
-        on_a_tile = self.how != "self_draw"
-        if on_a_tile and (self.payer is None or self.payer == self.seat):
-            raise ValueError("a win on a discard or a robbed kong needs a payer, not the winner")
-        if not on_a_tile and self.payer is not None:
-            raise ValueError("a self-draw has no single payer")
-        return self
+
+class HandWin(_HandRuling):
+    """Seat `seat` won on a discard (or robbed a kong) of `payer`, on `tile`, its concealed
+    tiles `concealed` (the winning tile among them; its melds and flowers are the ones on
+    the table): scored as any win."""
+
+    result: Literal["win"]
+    how: Literal["discard", "robbing_kong"]
+    seat: Seat = Field(description="the winner")
+    payer: Seat = Field(description="the seat that discarded (or added to its kong)")
+    tile: TileRef = Field(description="the winning tile")
+    concealed: list[TileRef] = Field(
+        max_length=17, description="the winner's concealed tiles, the winning tile too"
+    )
+
+
+class HandSelfDraw(_HandRuling):
+    """Seat `seat` won by its own draw of `tile`, its concealed tiles `concealed`."""
+
+    result: Literal["win"]
+    how: Literal["self_draw"]
+    seat: Seat = Field(description="the winner")
+    tile: TileRef = Field(description="the winning tile, its draw")
+    concealed: list[TileRef] = Field(
+        max_length=17, description="the winner's concealed tiles, the winning tile too"
+    )
+
+
+class HandOver(_HandRuling):
+    """`drawn`: a 荒局; `void`: the hand does not count (no record, the deal stays)."""
+
+    result: Literal["drawn", "void"]
+
+
+def _field(value: Any, name: str) -> Any:
+    """A field of a body being validated (a dict) or of a model already made."""
+    return value.get(name) if isinstance(value, dict) else getattr(value, name, None)
+
+
+def _hand_branch(value: Any) -> str:
+    if _field(value, "result") != "win":
+        return "over"
+    return "self_draw" if _field(value, "how") == "self_draw" else "claimed"
+
+
+HandRuling = Annotated[
+    Annotated[HandWin, Tag("claimed")]
+    | Annotated[HandSelfDraw, Tag("self_draw")]
+    | Annotated[HandOver, Tag("over")],
+    Discriminator(_hand_branch),
+]
 
 
 class UndoRuling(_Ruling):
@@ -174,8 +202,8 @@ class DealRuling(_Ruling):
 
     kind: Literal["deal"]
     dealer: Seat
-    streak: Whole = Field(ge=0, le=100)
-    round_wind: Whole = Field(ge=0, le=3, description="0 東 … 3 北")
+    streak: Streak
+    round_wind: Seat = Field(description="0 東 … 3 北")
     note: str = Field("", max_length=500, pattern=NO_NUL)
 
 
@@ -194,16 +222,16 @@ class NoteRuling(_Ruling):
 
 
 Ruling = Annotated[
-    TileRuling
-    | DropRuling
-    | InsertRuling
-    | VerdictRuling
-    | HandRuling
-    | UndoRuling
-    | DealRuling
-    | PenaltyRuling
-    | NoteRuling,
-    Field(discriminator="kind"),
+    Annotated[TileRuling, Tag("tile")]
+    | Annotated[DropRuling, Tag("drop")]
+    | Annotated[InsertRuling, Tag("insert")]
+    | Annotated[VerdictRuling, Tag("verdict")]
+    | Annotated[HandRuling, Tag("hand")]
+    | Annotated[UndoRuling, Tag("undo")]
+    | Annotated[DealRuling, Tag("deal")]
+    | Annotated[PenaltyRuling, Tag("penalty")]
+    | Annotated[NoteRuling, Tag("note")],
+    Discriminator(lambda v: _field(v, "kind")),
 ]
 RULING: Final[TypeAdapter[Any]] = TypeAdapter(Ruling)
 RulingKind = Literal["tile", "drop", "insert", "verdict", "hand", "undo", "deal", "penalty", "note"]
@@ -233,7 +261,7 @@ class Rulings:
     dropped: frozenset[EventKey] = frozenset()
     inserted: Mapping[EventKey, tuple[dict[str, Any], ...]] = field(default_factory=dict)
     overturned: frozenset[ViolationKey] = frozenset()
-    decided: Mapping[EventKey, HandRuling] = field(default_factory=dict)  # the latest stands
+    decided: Mapping[EventKey, Any] = field(default_factory=dict)  # hand rulings: the latest
 
     def drops(self, event: Event) -> bool:
         return (event.boot_id, event.seq) in self.dropped
@@ -270,7 +298,7 @@ def in_force(rulings: Iterable[tuple[int, Any]]) -> Rulings:
     dropped: set[EventKey] = set()
     inserted: dict[EventKey, list[dict[str, Any]]] = {}
     verdicts: dict[ViolationKey, str] = {}
-    decided: dict[EventKey, HandRuling] = {}
+    decided: dict[EventKey, Any] = {}
     for ruling_id, ruling in listed:
         if ruling_id in withdrawn or ruling.kind not in ON_EVENTS:
             continue
@@ -280,7 +308,7 @@ def in_force(rulings: Iterable[tuple[int, Any]]) -> Rulings:
         elif ruling.kind == "drop":
             dropped.add(key)
         elif ruling.kind == "insert":
-            inserted.setdefault(key, []).append(dict(ruling.body))
+            inserted.setdefault(key, []).append(ruling.body.model_dump(mode="json"))
         elif ruling.kind == "hand":
             decided[key] = ruling
         else:

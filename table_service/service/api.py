@@ -48,7 +48,7 @@ from typing_extensions import TypedDict
 
 from dashboard import STATIC
 from firmware_bridge.stopping import cancel_and_wait
-from table_service.mirror.rulings import Ruling, Whole
+from table_service.mirror.rulings import Ruling, Seat, Streak, Whole
 from table_service.mirror.session import PRESETS, WINDS, SessionStart
 from table_service.rules.items import negative_item
 from table_service.rules.profile import MAX_TAI, RULE_KEYS, TAI_IDS, Rules
@@ -191,13 +191,11 @@ class SessionBody(_Body):
     base: Whole = Field(100, ge=0, le=1_000_000)
     per_tai: Whole = Field(20, ge=0, le=1_000_000)
     # Where the 將 stands: the table's own (what the mirror follows) unless the admin says.
-    start_seat: Whole | None = Field(
-        None, ge=0, le=3, description="起莊位; default: the table's (0 for a new table)"
+    start_seat: Seat | None = Field(
+        None, description="起莊位; default: the table's (0 for a new table)"
     )
-    dealer: Whole | None = Field(
-        None, ge=0, le=3, description="the dealer; default: the table's next dealer"
-    )
-    streak: Whole | None = Field(None, ge=0, le=100, description="連莊 N; default: the table's")
+    dealer: Seat | None = Field(None, description="the dealer; default: the table's next dealer")
+    streak: Streak | None = Field(None, description="連莊 N; default: the table's")
     round_wind: Literal["E", "S", "W", "N"] | None = Field(
         None, description="the round wind; default: the table's (東 for a new table)"
     )

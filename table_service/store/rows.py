@@ -142,7 +142,7 @@ class StandingRow(_Row):
 class DecisionRow(_Row):
     """A referee's ruling on a violation; the latest one stands."""
 
-    id: int = Field(description="the decision's id")
+    id: int = Field(description="the verdict ruling's id (an `undo` names it)")
     violation_id: int = Field(description="the violation ruled on")
     decision: DecisionKind = Field(description="confirmed or dismissed")
     note: str = Field(description="the referee's note")

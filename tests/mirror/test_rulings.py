@@ -280,8 +280,10 @@ def test_a_hand_ruling_whose_tiles_do_not_win_cannot_be_followed() -> None:
               "concealed": [*READY_69S.split(), "4p"], "reason": "x"}  # fmt: skip
     with pytest.raises(ValueError, match="is not a winning hand on 4p"):
         refold(t, ruling)
-    with pytest.raises(ValidationError, match="a win needs tile, concealed"):
+    with pytest.raises(ValidationError, match=r"hand\.self_draw\.tile\n  Field required"):
         parse_ruling({"kind": "hand", "boot_id": 1, "seq": 3, "result": "win", "seat": 1,
                       "how": "self_draw", "reason": "x"})  # fmt: skip
-    with pytest.raises(ValidationError, match="needs a payer"):
+    with pytest.raises(ValidationError, match=r"hand\.claimed\.payer"):
         parse_ruling({**ruling, "payer": None})
+    with pytest.raises(ValueError, match="cannot pay for its own win"):
+        refold(t, {**ruling, "payer": 2})
