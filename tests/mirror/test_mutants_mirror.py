@@ -542,3 +542,20 @@ def test_a_penalty_adds_to_the_sessions_totals() -> None:
     assert before == t.hand().net and before[1] < 0
     t.mirror.pay([(1, -300), (2, 300)])
     assert t.mirror.snapshot()["totals"] == [before[0], before[1] - 300, before[2] + 300, before[3]]
+
+
+def test_an_event_ruled_never_to_have_happened_takes_its_seq_and_nothing_else() -> None:
+    """A drop ruling (rulings.py): the ghost event changes nothing, and its seq is taken,
+    so the next event is no gap; a jump before it is still a gap at the ghost's seq."""
+    t = Script(quiet())
+    ghost = EVENT_BODY.validate_python(
+        {"kind": "tile_discarded", "seat": 2, "tile": t.concealed[2][0]}
+    )
+    t.seq += 1
+    assert t.mirror.pass_over(Event(table=t.table, boot_id=1, seq=t.seq, ts=0.0, body=ghost)) == []
+    t.discard(0, "2m")
+    assert t.violations() == [] and t.faults() == []
+    assert t.seat_state(2)["discards"] == []
+    t.seq += 2
+    out = t.mirror.pass_over(Event(table=t.table, boot_id=1, seq=t.seq, ts=0.0, body=ghost))
+    assert [(r.seq, r.code) for r in out] == [(t.seq, "gap")]  # type: ignore[union-attr]
