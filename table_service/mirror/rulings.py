@@ -31,10 +31,11 @@ from pydantic import (
     TypeAdapter,
 )
 
-from firmware_bridge.messages import EVENT_BODY, Event, EventBody
+from firmware_bridge.messages import EVENT_BODY, Event
 from table_service.mirror.records import ViolationCode
 from table_service.rules.tiles import (
     FLOWER_BASE,
+    KIND_CODE,
     TILE_IDS,
     TileCodeError,
     parse_flower,
@@ -66,12 +67,18 @@ BootId = Annotated[int, Field(ge=0, le=0xFFFFFFFF, description="the event's boot
 # A ruling names an event's seq as a JSON number: up to 2**53 - 1, which every JSON reader
 # holds exactly (a table would take millennia to count past it).
 Seq = Annotated[int, Field(ge=1, le=2**53 - 1, description="the event's seq in its boot"), _WHOLE]
+# The codes a referee names tiles by: a kind's canonical code, or a flower's h1–h8.
+TILE_CODES: Final = (*KIND_CODE, *(f"h{n}" for n in range(1, 9)))
 # A tile as the referee names it: a physical id (0–143), or a code ("5m", "E", "h3") for
 # which the fold takes a copy still in the wall at that moment.
 TileRef = Annotated[
     Annotated[Annotated[int, Field(ge=0, le=TILE_IDS - 1), _WHOLE], Tag("id")]
     | Annotated[
-        Annotated[str, Field(max_length=8), AfterValidator(lambda code: _known(code))],
+        Annotated[
+            str,
+            Field(json_schema_extra={"enum": list(TILE_CODES)}),
+            AfterValidator(lambda code: _known(code)),
+        ],
         Tag("code"),
     ],
     Discriminator(lambda v: "code" if isinstance(v, str) else "id"),
@@ -80,7 +87,10 @@ TileRef = Annotated[
 
 
 def _known(code: str) -> str:
-    copies(code)  # a TileCodeError (a ValueError) for a code that names no tile
+    if code not in TILE_CODES:
+        raise ValueError(
+            f"unknown tile code {code!r} (one of 1m…9m, 1p…9p, 1s…9s, E S W N C F P, h1…h8)"
+        )
     return code
 
 
@@ -113,7 +123,10 @@ class InsertRuling(_OnEvent):
     """An event is missing: `body` happened right after the event (boot_id, seq)."""
 
     kind: Literal["insert"]
-    body: EventBody = Field(description="the missing event's body, as the bridge sends it")
+    body: dict[str, Any] = Field(
+        description="the missing event's body, as the bridge sends it (docs/events.md); one "
+        "that is not an event's is refused when the ruling is followed (409)"
+    )
     reason: Reason
 
 
@@ -308,7 +321,7 @@ def in_force(rulings: Iterable[tuple[int, Any]]) -> Rulings:
         elif ruling.kind == "drop":
             dropped.add(key)
         elif ruling.kind == "insert":
-            inserted.setdefault(key, []).append(ruling.body.model_dump(mode="json"))
+            inserted.setdefault(key, []).append(dict(ruling.body))
         elif ruling.kind == "hand":
             decided[key] = ruling
         else:

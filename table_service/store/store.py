@@ -28,6 +28,7 @@ from alembic import command
 from alembic.config import Config
 from alembic.script import ScriptDirectory
 from alembic.util import CommandError
+from pydantic import ValidationError
 from sqlalchemy import Engine, Select, create_engine, event, func, inspect, or_, select, text
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import IntegrityError
@@ -401,6 +402,10 @@ class Store:
                 return row.id, Rederived(None)
             try:
                 done = rederive(session, writer, start)
+            except ValidationError as exc:  # an inserted event's body that is no event's
+                first = exc.errors()[0]
+                where = ".".join(str(p) for p in first["loc"])
+                raise InvalidEntry(f"the ruling's event body: {where}: {first['msg']}") from None
             except (ValueError, TileCodeError) as exc:
                 raise InvalidEntry(f"the ruling cannot be followed: {exc}") from None
             row.effect = done.effect

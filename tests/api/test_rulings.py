@@ -157,3 +157,14 @@ async def test_the_hand_stepper_shows_the_events_as_ruled(api: Api) -> None:
     marked = [(e["seq"], e["ruled"], e["body"]["kind"]) for e in stepped if e["ruled"]]
     assert marked == [(count.seq, "dropped", "tiles_left"), (count.seq, "inserted", "tiles_left")]
     assert sum(1 for e in stepped if e["ruled"] is None and e["seq"] == count.seq) == 0
+
+
+async def test_an_inserted_body_that_is_no_event_is_a_409(api: Api) -> None:
+    events = events_of(game_of(hands=1), "t1")
+    await api.play("t1", events)
+    bad = {"kind": "insert", "boot_id": events[5].boot_id, "seq": events[5].seq,
+           "body": {"kind": "tile_drawn", "seat": 9}, "reason": "x"}  # fmt: skip
+    response = await api.client.post("/api/tables/t1/rulings", json=bad, headers=api.as_referee)
+    assert response.status_code == 409
+    assert response.json()["error"].startswith("the ruling's event body: tile_drawn.seat")
+    assert await api.get("/api/rulings", table="t1") == []
