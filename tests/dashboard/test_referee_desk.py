@@ -277,6 +277,19 @@ async def test_a_penalty_and_a_ruling_reach_every_page_within_a_second(
         await p.wait_for_function(
             "([path, n]) => " + LOADS_JS + " > n", arg=[path, loads[name]], timeout=1_000
         )
+    # The session page keeps the trail: the penalty with who paid what, then the verdict
+    await session.wait_for_function(
+        '() => document.querySelectorAll(".grid-table.rulings tbody tr").length === 2',
+        timeout=2_000,
+    )
+    kinds = await session.locator(".grid-table.rulings tbody td:nth-child(2)").all_text_contents()
+    assert kinds == ["罰則", "違規裁決"]
+    paid = (
+        await session.locator(".grid-table.rulings tbody tr >> nth=0")
+        .locator("li")
+        .all_text_contents()
+    )
+    assert len(paid) == 4 and any(text.startswith("陳小華-") for text in paid), paid
     assert await chrome.reported() == []
 
 

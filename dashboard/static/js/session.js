@@ -43,11 +43,12 @@ async function load() {
   try {
     const detail = await getJSON(`/api/sessions/${encodeURIComponent(id)}`);
     const session = detail.session;
-    const [ledger, hands, violations, faults] = await Promise.all([
+    const [ledger, hands, violations, faults, rulings] = await Promise.all([
       getJSON(`/api/sessions/${encodeURIComponent(id)}/ledger`),
       allHands(session.table, session.id),
       getAll(`/api/violations?session_id=${encodeURIComponent(id)}`),
       getAll(`/api/faults?session_id=${encodeURIComponent(id)}`),
+      getAll(`/api/rulings?session_id=${encodeURIComponent(id)}`),
     ]);
     let live = null;
     try {
@@ -55,7 +56,7 @@ async function load() {
     } catch {
       live = null;
     }
-    data = { session, standings: detail.standings, ledger, hands, violations, faults, firstDealer: firstDealer(session, hands, live) };
+    data = { session, standings: detail.standings, ledger, hands, violations, faults, rulings, firstDealer: firstDealer(session, hands, live) };
     failure = null;
     if (eventsRoute === "unknown" && hands.length) probeEvents(hands[0].id);
   } catch (exc) {
@@ -189,15 +190,65 @@ function standingsView(standings, session) {
       h("td", { class: "num" }, String(row.false_wins))))));
 }
 
+/** The rulings in force (not withdrawn) that revised each hand of this session, by hand
+ *  number: a hand a referee's ruling re-derived is marked, with the rulings' ids. */
+function revisedHands(rulings, session) {
+  const revised = new Map();
+  for (const ruling of rulings ?? []) {
+    if (ruling.withdrawn_by != null || ruling.kind === "undo") continue;
+    for (const [sid, no] of ruling.effect?.revised_hands ?? []) {
+      if (sid !== session.id) continue;
+      revised.set(no, [...(revised.get(no) ?? []), ruling.id]);
+    }
+  }
+  return revised;
+}
+
+/** Each ruling in this session, oldest first: what it was, why, when and by whom, and
+ *  what it changed (the hands revised, each seat's money before → after). */
+function rulingsView(rulings, session) {
+  const rows = [...(rulings ?? [])].sort((a, b) => a.id - b.id);
+  if (!rows.length) return null;
+  return h("section", { class: "panel" },
+    h("h2", null, t("session.rulings")),
+    h("table", { class: "grid-table rulings" },
+      h("thead", null, h("tr", null, ["id", "kind", "reason", "when", "change"].map((c) =>
+        h("th", null, t(`session.ruling.${c}`))))),
+      h("tbody", null, rows.map((r) => {
+        const money = (r.effect?.money ?? []).find((m) => m.session_id === session.id);
+        const hands = (r.effect?.revised_hands ?? []).filter(([sid]) => sid === session.id).map(([, no]) => `#${no}`);
+        return h("tr", { class: r.withdrawn_by != null ? "withdrawn" : "" },
+          h("td", { class: "num" }, `#${r.id}`),
+          h("td", null, t(`session.ruling.kind.${r.kind}`),
+            r.withdrawn_by != null ? h("span", { class: "mini-badge" }, t("session.ruling.withdrawn", { id: r.withdrawn_by })) : null),
+          h("td", null, String(r.body?.reason ?? r.body?.note ?? "")),
+          h("td", null, dateTime(r.at), r.token_id != null ? h("span", { class: "muted" }, ` · ${t("session.ruling.token", { id: r.token_id })}`) : null),
+          h("td", null,
+            hands.length ? h("span", null, t("session.ruling.hands", { hands: hands.join(" ") })) : null,
+            money ? h("ul", { class: "pay-list" }, [0, 1, 2, 3].filter((s) => money.before[s] !== money.after[s]).map((s) =>
+              h("li", null, h("span", null, playerName(session, s)),
+                h("strong", null, `${money.before[s].toLocaleString("en-US")} → ${money.after[s].toLocaleString("en-US")}`))))
+              : null,
+            r.kind === "penalty" && r.body?.ledger ? h("ul", { class: "pay-list" }, r.body.ledger.map(([s, amount]) =>
+              h("li", null, h("span", null, playerName(session, s)),
+                h("strong", null, `${amount > 0 ? "+" : ""}${amount.toLocaleString("en-US")}`))))
+              : null));
+      }))));
+}
+
 function handsView(hands, session) {
   if (!hands.length) return h("p", { class: "muted" }, t("session.none"));
+  const revised = revisedHands(data?.rulings, session);
   const canStep = eventsRoute === "yes";
   return h("table", { class: "grid-table hands" },
     h("thead", null, h("tr", null,
       ["hand", "round", "result", "tile", "tai", "payments"].map((c) => h("th", { class: c === "tai" ? "num" : "" }, t(`session.col.${c}`))),
       canStep ? h("th", null, "") : null)),
     h("tbody", null, hands.map((hand) => h("tr", { class: `result-row result-row--${hand.result}` },
-      h("td", { class: "num" }, String(hand.hand_no)),
+      h("td", { class: "num" }, String(hand.hand_no),
+        revised.has(hand.hand_no)
+          ? h("span", { class: "mini-badge revised", title: t("session.revised.title", { ids: revised.get(hand.hand_no).map((i) => `#${i}`).join(" ") }) }, t("session.revised"))
+          : null),
       h("td", null, windName(hand.round_wind), " · ", playerName(session, hand.dealer), " ",
         h("span", { class: "mini-badge" }, dealerLabel(hand.streak))),
       h("td", null, resultText(hand, session)),
@@ -244,7 +295,7 @@ function render() {
   const note = $("#stepper-note");
   note.hidden = eventsRoute !== "no";
   fill(note, t("step.unavailable"));
-  fill($("#hands"), handsView(data.hands, session));
+  fill($("#hands"), handsView(data.hands, session), rulingsView(data.rulings, session));
   if (stepper) renderStepper();
 }
 
