@@ -418,7 +418,10 @@ class WinsMixin(MirrorCore):
             ids.append(_pick(ref, [tile, *s.concealed], set(ids), hand.where))
         if tile not in ids:
             ids.append(tile)
-        claim = WinClaim(s.seat, ruling.how, tile, ruling.payer, self._seq, self._boot)
+        payer = getattr(ruling, "payer", None)
+        if payer == s.seat:
+            raise ValueError(f"seat {s.seat} cannot pay for its own win")
+        claim = WinClaim(s.seat, ruling.how, tile, payer, self._seq, self._boot)
         candidate = build_hand(claim, ids, s, hand, self.deal, self.profile)
         if verdict(claim, candidate, self.deal, self.profile).result == "false_win":
             raise ValueError(
