@@ -1,4 +1,4 @@
-"""The referee's desk (`referee.html`, issue 20) in Chromium against the real service: rows
+"""The referee's desk (`referee.html`) in Chromium against the real service: rows
 stay where they are while violations arrive (the new ones are announced, a typed note is
 kept by the violation's key), a violation is dismissed and undone as rulings (shown with
 who ruled, when and why), the list filters and rules several rows at once, each row links
