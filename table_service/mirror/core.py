@@ -59,9 +59,9 @@ class MirrorCore:
         self._last_reveal: tuple[int, int] | None = None  # (seat, flower) just revealed
         self._robbed: tuple[int, int] | None = None  # 七搶一 (1): (robbed seat, flower id)
         self._r5: tuple[int, frozenset[int]] | None = None  # 禁制 5 after an 暗槓
+        self._ruled_deal: Deal | None = None  # a deal ruling waiting for the hand's end
         # Violations a referee overturned (rulings.py): (boot_id, seq, seat, code) of each;
         # set by the fold before each event, never decided here.
-        self._ruled_deal: Deal | None = None  # a deal ruling waiting for the hand's end
         self.overturned: frozenset[tuple[int, int, int, str]] = frozenset()
         # The next deal is learnt from who takes its first tiles: "unjudged" after a hand
         # whose result is not known, "gap" when a whole hand may have been lost (drawing.py)
