@@ -282,8 +282,9 @@ def test_a_hand_joined_in_its_middle_follows_the_tables_count() -> None:
     t.draw(1, count=False)
     t.emit({"kind": "tiles_left", "count": 60})
     assert [code for _, code in t.faults()] == ["gap", "hand_unseen"]
-    hand = t.mirror.snapshot()["hand"]
-    assert (hand["judged"], hand["tiles_left"]) == (False, 60)
+    hand = t.mirror.snapshot(concealed=True)["hand"]
+    assert (hand["phase"], hand["judged"], hand["tiles_left"]) == ("play", False, 60)
+    assert hand["seats"][1]["concealed_ids"] == [t.concealed[1][-1]]  # a new hand: one tile
 
 
 def test_a_hand_not_seen_from_its_start_ends_like_any_other() -> None:
@@ -559,3 +560,43 @@ def test_an_event_ruled_never_to_have_happened_takes_its_seq_and_nothing_else() 
     t.seq += 2
     out = t.mirror.pass_over(Event(table=t.table, boot_id=1, seq=t.seq, ts=0.0, body=ghost))
     assert [(r.seq, r.code) for r in out] == [(t.seq, "gap")]  # type: ignore[union-attr]
+
+
+def test_a_mirror_whose_first_event_is_a_replacement_draw_joins_the_hand() -> None:
+    """A stream that begins in the middle of a hand with a draw from the 槓尾 (nothing
+    revealed before it, so nothing robbed): one hand_unseen, the tile followed."""
+    mirror = TableMirror("t1")
+    body = EVENT_BODY.validate_python({"kind": "tile_drawn", "seat": 1, "tile": 40, "end": "back"})
+    out = mirror.apply(Event(table="t1", boot_id=1, seq=1, ts=0.0, body=body))
+    assert [(r.code, r.detail) for r in out] == [  # type: ignore[union-attr]
+        (
+            "hand_unseen",
+            "a tile drawn with no hand seen before it: the hand is followed without judging "
+            "until the next shuffle",
+        )
+    ]
+    hand = mirror.snapshot(concealed=True)["hand"]
+    assert hand["seats"][1]["concealed_ids"] == [40]
+
+
+def test_a_meld_naming_a_tile_in_another_seats_discards_is_tile_twice() -> None:
+    """replay-format.md: one physical tile in two places is a fault (tile_twice). Seat 2
+    pongs seat 1's 3m, but the meld names the 3m lying in seat 0's discards instead of
+    the second 3m in its hand: nobody is blamed."""
+    t = Script(quiet({2: "W W W W N N N N 1s 1s 1s 1s 9s 9s 3m 3m"}, extra="3m"))
+    t.discard(0, "3m")
+    in_river = t.offered
+    for seat in (1, 2, 3, 0):
+        t.cycle(seat)  # a whole go-round: seat 2 may pong a 3m again (D2)
+    t.draw(1, "3m")
+    t.discard(1, "3m")
+    own = t.ids(2, "3m")[0]
+    t.button(2, "pong")
+    seq = t.seq + 1
+    meld = {"kind": "meld_exposed", "seat": 2, "meld": "pong", "from_seat": 1}
+    t.emit({**meld, "tiles": [t.offered, own, in_river]})
+    assert t.faults() == [(seq, "tile_twice")]
+    assert t.records[-1].detail == (  # type: ignore[union-attr]
+        f"seat 2 melded 3m (id {in_river}), which is in seat 0's discards"
+    )
+    assert t.violations() == []

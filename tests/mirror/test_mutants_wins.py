@@ -27,6 +27,7 @@ def test_win_pressed_during_the_deal_is_impossible() -> None:
     seq = t.seq + 1
     t.button(1, "win")
     assert t.faults() == [(seq, "impossible")]
+    assert t.records[-1].detail == "seat 1 pressed 胡 with no hand in play"  # type: ignore[union-attr]
     assert t.violations() == []
     assert t.hands() == []
 
