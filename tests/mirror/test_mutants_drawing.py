@@ -18,6 +18,10 @@ def test_a_flower_revealed_that_another_seat_already_revealed_is_a_misread() -> 
     seq = t.seq + 1
     out = t.emit({"kind": "flower_revealed", "seat": 1, "tile": FLOWER_BASE})  # h1's id
     assert t.faults(out) == [(seq, "tile_twice")]
+    assert out[0].detail == (  # type: ignore[union-attr]
+        f"seat 1 revealed h1 (id {FLOWER_BASE}), which is among seat 0's flowers: a misread, "
+        "the reveal is still due"
+    )
     assert t.violations(out) == []
     assert t.seat_state(0)["flowers"] == ["h1"]
     assert t.seat_state(1)["flowers"] == []
@@ -256,7 +260,11 @@ def test_a_misread_draw_of_a_melded_tile_not_re_read_is_followed_out_of_the_meld
     t.discard(1, "9p")
     melded = t.melds[1][0][1][0]
     seq = t.seq + 1
-    t.emit({"kind": "tile_drawn", "seat": 2, "tile": melded, "end": "front"})
+    out = t.emit({"kind": "tile_drawn", "seat": 2, "tile": melded, "end": "front"})
+    assert out[0].detail == (  # type: ignore[union-attr]
+        f"seat 2 drew 2m (id {melded}), which is in a meld of seat 1: a misread, the draw is "
+        "still due"
+    )
     t.concealed[2].append(melded)
     t.discard(2, "2m")
     assert (seq, "tile_twice") in t.faults()

@@ -600,3 +600,34 @@ def test_a_meld_naming_a_tile_in_another_seats_discards_is_tile_twice() -> None:
         f"seat 2 melded 3m (id {in_river}), which is in seat 0's discards"
     )
     assert t.violations() == []
+
+
+def test_a_gap_in_a_hand_not_judged_is_still_a_fault() -> None:
+    """A hand not seen from its start blames nobody and checks no tile, but events lost
+    in it are still missing from the stream: each gap is a fault."""
+    t = Script(quiet())
+    t.skip(2)
+    t.discard(0, "2m")
+    t.skip(3)
+    seq = t.seq + 1
+    t.draw(1)
+    assert [code for _, code in t.faults()] == ["gap", "hand_unseen", "gap"]
+    assert t.faults()[-1] == (seq, "gap")
+    assert t.mirror.gaps == 2
+
+
+def test_a_concealed_kong_of_four_kinds_names_its_tiles() -> None:
+    """A 暗槓 whose tiles are not four of a kind changes nothing (a fault); the referee
+    reads which tiles it named, in order."""
+    t = Script(quiet({1: "2m 2m 2m 3m 1p 1p 1p 1p 9p 9p 9p 9p E E E E"}))
+    t.discard(0, "2m")
+    t.draw(1, "S")
+    tiles = t.ids(1, "2m 2m 3m 2m")
+    t.button(1, "kong")
+    seq = t.seq + 1
+    out = t.emit(
+        {"kind": "meld_exposed", "seat": 1, "meld": "kong_concealed", "from_seat": 255,
+         "tiles": tiles}
+    )  # fmt: skip
+    assert t.faults(out) == [(seq, "impossible")]
+    assert out[0].detail == "2m 2m 2m 3m is not a kong"  # type: ignore[union-attr]

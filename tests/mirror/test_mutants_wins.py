@@ -3,6 +3,12 @@ replay-format.md). Every expected value comes from the rules text."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from table_service.mirror.fold import fold
+from table_service.mirror.mirror import TableMirror
+from table_service.mirror.records import HandRecord, Record, Violation
+from table_service.mirror.rulings import in_force, parse_ruling
 from tests.mirror.script import QUIET, Script, quiet
 
 READY_E = "2m 3m 4m 6m 7m 8m 2p 2p 2p 2s 3s 4s 7p 8p E E"  # seat 1: waits 6p 9p
@@ -598,3 +604,38 @@ def test_the_winning_tile_is_named_whatever_its_id() -> None:
     assert t.offered == 0
     t.win(2)
     assert (t.hand().result, t.hand().winning_tile) == ("win", "1m")
+
+
+# --- a referee's verdict on a 胡 press (rulings.py, through the fold) ------------------
+
+
+def refolded(t: Script, *rulings: dict[str, Any]) -> list[Record]:
+    """The script's stream folded again from its session's start, through the rulings."""
+    mirror = TableMirror(t.table)
+    ruled = in_force((i + 1, parse_ruling(r)) for i, r in enumerate(rulings))
+    out = fold(mirror, "session", None, t.session.model_dump(mode="json"), ruled)
+    for event in t.events:
+        out += fold(mirror, "event", event, None, ruled)
+    return out + mirror.finish()
+
+
+def test_an_overturned_false_win_is_a_press_never_made() -> None:
+    """Seat 3 presses 胡 on a hand that does not win (詐胡, §3). The referee overturns it
+    (an elbow on the button): it is still listed beside its ruling, but the hand plays on
+    to seat 2's win on the next discard, paid by its discarder alone."""
+    t = Script(quiet({2: READY_W}))
+    t.discard(0, "2m")
+    t.button(3, "win")
+    press = t.events[-1]
+    t.cycle(1, "6s")
+    t.win(2)
+    t.finish()
+    assert [h.result for h in t.hands()] == ["false_win"]
+    verdict = {"kind": "verdict", "boot_id": 1, "seq": press.seq, "seat": 3, "code": "false_win"}
+    verdict.update(decision="overturn", reason="elbow on the button")
+    out = refolded(t, verdict)
+    assert [(r.seq, r.seat, r.code) for r in out if isinstance(r, Violation)] == [
+        (press.seq, 3, "false_win")
+    ]
+    hands = [r for r in out if isinstance(r, HandRecord)]
+    assert [(h.result, h.kind, h.seat, h.payer) for h in hands] == [("win", "discard", 2, 1)]
