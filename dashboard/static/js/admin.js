@@ -1,0 +1,448 @@
+// admin.html: the admin's session form. A token (kept in sessionStorage, this tab only,
+// like the referee's), the tables the service follows (their live state over /api/ws),
+// and for the table chosen: the session it plays (a link to it) or none, a form to start
+// one (POST /api/tables/{table}/session) and a button to end it (…/session/end), asked
+// twice.
+//
+// - The dealer, streak, round wind and start seat are the table's own unless the admin
+//   ticks "override": the form shows the table's current ones as what will be used, and
+//   sends them only when overridden (the service takes the table's when they are left out).
+// - The page is live, but only the list and the chosen table's status are drawn again on
+//   news; the form is drawn once per table (and language) and keeps what was typed.
+// - The service is the judge of a body: its error ({"error": "…"}) is shown by the form,
+//   word for word. Names are text (dom.js), never HTML.
+
+import { ApiError, getJSON, LiveSocket, postJSON } from "./api.js";
+import { playerName } from "./board.js";
+import { $, fill, h, param } from "./dom.js";
+import { lang, t, windName } from "./i18n.js";
+import { ConnectionView, setupPage } from "./ui.js";
+
+const TOKEN_KEY = "mjtable.admin.token";
+const WINDS = ["E", "S", "W", "N"];
+const SEATS = [0, 1, 2, 3];
+const DEFAULT_PRESETS = ["mjonline"];
+
+const tables = new Map(); // table -> its live state
+let chosen = param("t") ?? "";
+let presets = DEFAULT_PRESETS;
+let defaults = { base: 100, per_tai: 20, profile: "mjonline" };
+let message = null; // {ok, text: () => string, session: id | null}
+let confirming = false; // the end of the chosen table's session is being asked about
+let busy = false;
+let formSig = null; // what the form was drawn for
+let listSig = null;
+let currentSig = null;
+
+// --- the token ---------------------------------------------------------------------------
+
+function token() {
+  try {
+    return sessionStorage.getItem(TOKEN_KEY) ?? "";
+  } catch {
+    return "";
+  }
+}
+
+function setToken(value) {
+  try {
+    if (value) sessionStorage.setItem(TOKEN_KEY, value);
+    else sessionStorage.removeItem(TOKEN_KEY);
+  } catch {
+    // storage disabled: nothing kept
+  }
+}
+
+// --- messages ----------------------------------------------------------------------------
+
+function errorText(exc) {
+  if (exc instanceof ApiError && (exc.status === 401 || exc.status === 403)) return t(`ref.err.${exc.status}`);
+  return t("adm.err", { error: exc.message });
+}
+
+function say(ok, text, session = null) {
+  message = { ok, text, session };
+  renderMessage();
+}
+
+function renderMessage() {
+  const el = $("#message");
+  el.className = "message";
+  el.replaceChildren();
+  if (!message) return;
+  el.className = `message ${message.ok ? "message--ok" : "message--error"}`;
+  el.append(message.text());
+  if (message.session) {
+    el.append(" ", h("a", { href: `session.html?id=${message.session}` }, t("adm.session.link", { id: message.session })));
+  }
+}
+
+// --- what a table shows ------------------------------------------------------------------
+
+function stateOf(table) {
+  return tables.get(table) ?? null;
+}
+
+function seatName(state, seat) {
+  if (!state?.session_id) return t("seat", { n: seat });
+  return t("seat.player", { name: playerName(state, seat), n: seat });
+}
+
+function inPlay(state) {
+  const phase = state?.hand?.phase;
+  return Boolean(state?.hand) && phase !== "over" && phase !== "idle";
+}
+
+function dealText(state) {
+  return [t("round", { wind: windName(state.round_wind) }), seatName(state, state.dealer), t("adm.streak.n", { n: state.streak ?? 0 })]
+    .join(t("list.sep"));
+}
+
+function sessionLink(id) {
+  return h("a", { class: "session-link", href: `session.html?id=${id}` }, t("adm.session.link", { id }));
+}
+
+// --- the list of tables --------------------------------------------------------------------
+
+function choose(table) {
+  if (table === chosen) return;
+  chosen = table;
+  confirming = false;
+  const url = new URL(location.href);
+  url.searchParams.set("t", table);
+  history.replaceState(null, "", url);
+  renderAll();
+}
+
+function renderTables() {
+  const states = [...tables.values()].sort((a, b) => a.table.localeCompare(b.table));
+  const sig = JSON.stringify([lang(), chosen, states.map((s) => [s.table, s.session_id, s.session_id ? s.players : null,
+    s.dealer, s.streak, s.round_wind, inPlay(s), s.online])]);
+  if (sig === listSig) return;
+  listSig = sig;
+  if (!states.length) {
+    fill($("#tables"), h("p", { class: "muted" }, t("adm.tables.none")));
+    return;
+  }
+  const head = h("tr", null, ["adm.col.table", "adm.col.session", "adm.col.players", "adm.col.deal", "adm.col.hand"]
+    .map((k) => h("th", null, t(k))), h("th", null));
+  const rows = states.map((s) => {
+    const mine = s.table === chosen;
+    const hand = s.online === false ? t("adm.offline") : t(inPlay(s) ? "adm.hand.playing" : "adm.hand.idle");
+    return h("tr", { class: ["admin-table", mine && "is-chosen"], dataset: { table: s.table } },
+      h("td", { class: "admin-table-name" }, s.table),
+      h("td", { class: "admin-session" }, s.session_id ? sessionLink(s.session_id) : h("span", { class: "muted no-session" }, t("adm.session.none"))),
+      h("td", { class: "admin-players" }, s.session_id ? SEATS.map((n) => playerName(s, n)).join(t("list.sep")) : "—"),
+      h("td", null, dealText(s)),
+      h("td", { class: inPlay(s) ? "admin-hand--playing" : "muted" }, hand),
+      h("td", null, h("button", {
+        type: "button", class: ["btn", "btn--choose", mine && "btn--primary"], "aria-pressed": mine ? "true" : "false",
+        on: { click: () => choose(s.table) },
+      }, t(mine ? "adm.chosen" : "adm.choose"))));
+  });
+  fill($("#tables"), h("table", { class: "grid-table admin-tables" }, h("thead", null, head), h("tbody", null, rows)));
+}
+
+// --- the chosen table's session --------------------------------------------------------------
+
+async function endSession() {
+  const state = stateOf(chosen);
+  if (!token() || !state) return;
+  busy = true;
+  renderCurrent();
+  try {
+    const table = chosen;
+    const got = await postJSON(`/api/tables/${encodeURIComponent(table)}/session/end`, undefined, { token: token() });
+    say(true, () => t("adm.ended", { id: got.id }));
+  } catch (exc) {
+    say(false, () => errorText(exc));
+  } finally {
+    busy = false;
+    confirming = false;
+    await reloadTables();
+  }
+}
+
+function renderCurrent() {
+  const state = stateOf(chosen);
+  const has = Boolean(token());
+  const sig = JSON.stringify([lang(), chosen, Boolean(state), state?.session_id, confirming, busy, has, inPlay(state)]);
+  if (sig === currentSig) return;
+  currentSig = sig;
+  const root = $("#current");
+  if (!state) {
+    fill(root, chosen ? null : h("p", { class: "muted" }, t("adm.pick")));
+    return;
+  }
+  const id = state.session_id;
+  let status;
+  if (id) {
+    const end = confirming
+      ? h("div", { class: "confirm-end", role: "alert" },
+        h("span", null, t("adm.end.confirm", { t: chosen, id })),
+        h("button", { type: "button", class: "btn btn--danger btn--end-yes", disabled: busy, on: { click: endSession } }, t("adm.end.yes")),
+        h("button", { type: "button", class: "btn btn--end-no", disabled: busy, on: { click: () => { confirming = false; renderCurrent(); } } }, t("adm.end.no")))
+      : h("button", { type: "button", class: "btn btn--end", disabled: !has || busy, on: { click: () => { confirming = true; renderCurrent(); } } }, t("adm.end"));
+    status = h("div", { class: "session-status session-status--runs" },
+      h("span", null, t("adm.session.runs", { t: chosen }), " ", sessionLink(id)), end);
+  } else {
+    status = h("div", { class: "session-status session-status--none" }, t("adm.session.none.long", { t: chosen }));
+  }
+  fill(root, h("div", { class: "admin-current", dataset: { table: chosen } }, status,
+    inPlay(state) ? h("p", { class: "mid-hand mid-hand--now" }, t("adm.mid_hand.now", { t: chosen })) : null));
+}
+
+// --- the form ------------------------------------------------------------------------------
+
+function numberOrRaw(value) {
+  const text = String(value).trim();
+  if (text === "") return null; // the service says what it wants there
+  const n = Number(text);
+  return Number.isFinite(n) ? n : text;
+}
+
+/** The body the form says: the deal only when overridden. */
+function formBody(form) {
+  const el = form.elements;
+  const body = {
+    players: SEATS.map((n) => el.namedItem(`player${n}`).value.trim()),
+    base: numberOrRaw(el.namedItem("base").value),
+    per_tai: numberOrRaw(el.namedItem("per_tai").value),
+    profile: el.namedItem("profile").value,
+  };
+  if (el.namedItem("override").checked) {
+    body.dealer = Number(el.namedItem("dealer").value);
+    body.streak = numberOrRaw(el.namedItem("streak").value);
+    body.round_wind = el.namedItem("round_wind").value;
+    body.start_seat = Number(el.namedItem("start_seat").value);
+  }
+  return body;
+}
+
+async function submit(event) {
+  event.preventDefault();
+  const form = event.currentTarget;
+  if (!token() || busy || !chosen) return;
+  busy = true;
+  form.querySelector("button[type=submit]").disabled = true;
+  try {
+    const got = await postJSON(`/api/tables/${encodeURIComponent(chosen)}/session`, formBody(form), { token: token() });
+    say(true, () => t("adm.started"), got.id);
+    const override = form.elements.namedItem("override");
+    override.checked = false;
+    updateDeal();
+  } catch (exc) {
+    say(false, () => errorText(exc));
+  } finally {
+    busy = false;
+    form.querySelector("button[type=submit]").disabled = false;
+    await reloadTables();
+  }
+}
+
+function seatOptions() {
+  return SEATS.map((n) => h("option", { value: n }, t("seat", { n })));
+}
+
+/** The deal fields: the table's own while not overridden (kept in step with the table). */
+function updateDeal() {
+  const form = $("#form form");
+  if (!form) return;
+  const state = stateOf(chosen);
+  const el = form.elements;
+  const override = el.namedItem("override").checked;
+  const line = form.querySelector(".deal-table");
+  line.textContent = state
+    ? t("adm.deal.table", {
+      dealer: seatName(state, state.dealer), streak: t("adm.streak.n", { n: state.streak ?? 0 }),
+      round: t("round", { wind: windName(state.round_wind) }), start: t("seat", { n: state.start_seat ?? 0 }),
+    })
+    : t("adm.deal.unknown");
+  line.classList.toggle("is-overridden", override);
+  for (const name of ["dealer", "streak", "round_wind", "start_seat"]) {
+    const input = el.namedItem(name);
+    input.disabled = !override;
+    if (!override && state) {
+      input.value = String(state[name] ?? (name === "round_wind" ? "E" : 0));
+    }
+  }
+}
+
+function renderForm() {
+  const root = $("#form");
+  const has = Boolean(token());
+  const sig = JSON.stringify([lang(), chosen, has, presets, Boolean(stateOf(chosen))]);
+  if (sig === formSig) return;
+  formSig = sig;
+  // What was typed stays (a redraw is for the language, the table, the token).
+  const old = root.querySelector("form");
+  const typed = old ? new Map([...old.elements].filter((e) => e.name).map((e) => [e.name, e.type === "checkbox" ? e.checked : e.value])) : new Map();
+  const focused = document.activeElement?.form === old ? document.activeElement?.name : null;
+  $("#form-title").textContent = chosen ? t("adm.start.at", { t: chosen }) : t("adm.start");
+  if (!chosen) {
+    fill(root);
+    return;
+  }
+  const number = (name, value) => h("input", { name, type: "number", min: 0, step: 1, inputmode: "numeric", value });
+  const form = h("form", { class: "admin-form", novalidate: true, on: { submit } },
+    h("fieldset", { class: "admin-fieldset", disabled: !has },
+      h("div", { class: "admin-players-fields" }, SEATS.map((n) => h("label", { class: "field" }, t("adm.player", { n }),
+        h("input", { name: `player${n}`, type: "text", maxlength: 64, autocomplete: "off", spellcheck: "false", placeholder: t("adm.player.hint") })))),
+      h("div", { class: "admin-row" },
+        h("label", { class: "field" }, t("adm.base"), number("base", defaults.base)),
+        h("label", { class: "field" }, t("adm.per_tai"), number("per_tai", defaults.per_tai)),
+        h("label", { class: "field" }, t("adm.profile"), h("select", { name: "profile" },
+          presets.map((p) => h("option", { value: p, selected: p === defaults.profile }, p))))),
+      h("div", { class: "admin-deal" },
+        h("div", { class: "admin-deal-head" }, h("strong", null, t("adm.deal")), h("span", { class: "deal-table" })),
+        h("label", { class: "check" }, h("input", { name: "override", type: "checkbox", on: { change: updateDeal } }), t("adm.deal.override")),
+        h("div", { class: "admin-row" },
+          h("label", { class: "field" }, t("adm.dealer"), h("select", { name: "dealer" }, seatOptions())),
+          h("label", { class: "field" }, t("adm.streak"), h("input", { name: "streak", type: "number", min: 0, step: 1, inputmode: "numeric", value: 0 })),
+          h("label", { class: "field" }, t("adm.round_wind"), h("select", { name: "round_wind" }, WINDS.map((w) => h("option", { value: w }, windName(w))))),
+          h("label", { class: "field" }, t("adm.start_seat"), h("select", { name: "start_seat" }, seatOptions())))),
+      h("p", { class: "mid-hand muted" }, t("adm.mid_hand")),
+      h("div", { class: "admin-row" }, h("button", { class: "btn btn--primary", type: "submit" }, t("adm.submit")))));
+  for (const el of form.elements) {
+    if (!el.name || !typed.has(el.name)) continue;
+    if (el.type === "checkbox") el.checked = typed.get(el.name);
+    else el.value = typed.get(el.name);
+  }
+  fill(root, form);
+  updateDeal();
+  if (focused) form.elements.namedItem(focused)?.focus?.();
+}
+
+// --- the token form --------------------------------------------------------------------------
+
+function renderToken() {
+  const has = Boolean(token());
+  const input = h("input", { type: "password", name: "token", autocomplete: "off", spellcheck: "false", placeholder: t("ref.token.hint") });
+  const changed = () => {
+    message = null;
+    renderAll();
+    checkToken();
+  };
+  const form = h("form", { class: "token-form", on: { submit: (e) => {
+    e.preventDefault();
+    const value = input.value.trim();
+    if (value) {
+      setToken(value);
+      input.value = "";
+      changed();
+    }
+  } } },
+  h("label", { class: "field field--wide" }, t("adm.token"), input),
+  h("button", { class: "btn btn--primary", type: "submit" }, t("ref.token.save")),
+  has ? h("button", { class: "btn", type: "button", on: { click: () => { setToken(""); changed(); } } }, t("ref.token.forget")) : null,
+  h("span", { class: `token-state token-state--${has ? "set" : "missing"}` }, t(has ? "ref.token.set" : "ref.token.missing")));
+  fill($("#token"), form, has ? null : h("p", { class: "read-only-note" }, t("adm.read_only.long")));
+}
+
+/** Whether the token pasted is an admin's (the token list is the admins' alone). */
+async function checkToken() {
+  if (!token()) return;
+  try {
+    await getJSON("/api/tokens?limit=1", { token: token() });
+  } catch (exc) {
+    say(false, () => errorText(exc));
+  }
+}
+
+// --- loading, live -----------------------------------------------------------------------------
+
+function take(states) {
+  tables.clear();
+  for (const state of states ?? []) tables.set(state.table, state);
+  if (!chosen || (!tables.has(chosen) && param("t") === null && tables.size)) {
+    chosen = [...tables.keys()].sort()[0] ?? "";
+  }
+}
+
+async function reloadTables() {
+  try {
+    take(await getJSON("/api/tables"));
+  } catch {
+    // the socket's next news brings them
+  }
+  renderAll();
+}
+
+/** The presets the service knows: SessionBody.profile's enum in its OpenAPI schema. */
+async function loadPresets() {
+  try {
+    const api = await getJSON("/openapi.json");
+    const body = api?.components?.schemas?.SessionBody?.properties ?? {};
+    const found = [];
+    const walk = (node) => {
+      if (!node || typeof node !== "object") return;
+      if (Array.isArray(node.enum)) found.push(...node.enum.filter((v) => typeof v === "string"));
+      for (const key of ["anyOf", "oneOf", "allOf"]) for (const sub of node[key] ?? []) walk(sub);
+    };
+    walk(body.profile);
+    if (found.length) presets = [...new Set(found)];
+    defaults = {
+      base: body.base?.default ?? defaults.base,
+      per_tai: body.per_tai?.default ?? defaults.per_tai,
+      profile: typeof body.profile?.default === "string" ? body.profile.default : defaults.profile,
+    };
+  } catch {
+    // mjonline alone
+  }
+  renderForm();
+}
+
+let timer = null;
+
+function renderSoon() {
+  if (timer) return;
+  timer = setTimeout(() => {
+    timer = null;
+    renderLive();
+  }, 150);
+}
+
+/** After news: the list and the chosen table's status, never the form under the cursor. */
+function renderLive() {
+  renderTables();
+  renderCurrent();
+  renderForm(); // only when it was drawn for no table (its signature)
+  updateDeal();
+}
+
+function renderAll() {
+  renderToken();
+  renderLive();
+  renderMessage();
+}
+
+function render() {
+  document.title = `${t("adm.title")} · ${t("app.name")}`;
+  listSig = currentSig = formSig = null;
+  renderAll();
+}
+
+const connection = new ConnectionView();
+setupPage(render);
+loadPresets();
+reloadTables();
+new LiveSocket("/api/ws", {
+  onMessage: (m) => {
+    switch (m.type) {
+      case "snapshot":
+        take(m.tables);
+        break;
+      case "state":
+        if (m.state) tables.set(m.table, m.state);
+        if (!chosen) take([...tables.values()]);
+        break;
+      case "resync":
+        reloadTables();
+        return;
+      default:
+        return;
+    }
+    renderSoon();
+  },
+  onStatus: (status, info) => connection.set(status, info),
+});

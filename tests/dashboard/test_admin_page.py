@@ -1,0 +1,163 @@
+"""The admin's session form (`admin.html`) in Chromium against the real service: without a
+token the page is read only and says so; with the admin's token pasted it starts a session
+at a table that plays without one of an admin's (the deal left to the table: the session
+starts where the table's dealer, streak, round and start seat were), shows the service's
+own error for a bad body and starts nothing, keeps what was typed while the table plays on
+(the page is live), and ends the session after asking (the table then has none). The
+pages' links stay on a phone.
+
+A game of seed 19 (tests/api/kit.py): its first hand is played to its end and the second
+one begun, so a hand is under way when the page opens.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from tests.api.kit import events_of, game_of
+from tests.dashboard.kit import HD, PHONE, Chrome, Page, Site, fonts_ready, needs_browser
+
+pytestmark = needs_browser
+
+TABLE = "M1"
+PLAYERS = ["阿明", "Bea", "<b>陳小華</b>", "林志玲"]
+DEAL = ("dealer", "streak", "round_wind", "start_seat")
+
+
+async def table_state(site: Site) -> dict[str, Any]:
+    return dict(await site.get(f"/api/tables/{TABLE}"))
+
+
+async def snap(page: Page, name: str) -> None:
+    """A look at the page for whoever works on it, when MJTABLE_LOOK=1: /tmp/<name>-hd.png
+    and /tmp/<name>-phone.png (1920×1080 and 390×844, the whole page)."""
+    if os.environ.get("MJTABLE_LOOK") != "1":
+        return
+    was = page.viewport_size
+    for size, viewport in (("hd", HD), ("phone", PHONE)):
+        await page.set_viewport_size(viewport)
+        await page.wait_for_timeout(100)
+        await fonts_ready(page)
+        await page.screenshot(path=f"/tmp/{name}-{size}.png", full_page=True)
+    if was:
+        await page.set_viewport_size(was)
+
+
+async def test_the_admin_starts_and_ends_a_session(site: Site, chrome: Chrome) -> None:
+    game = game_of(19, 2)
+    events = events_of(game, TABLE)
+    first = len(game[0].events)
+    await site.play(TABLE, events[: first + 40])  # hand 1 over, hand 2 under way
+    before = await table_state(site)
+    default_session = before["session_id"]  # the table's own, of no players
+    assert before["hand"] is not None
+
+    # No token: read only, and it says so
+    page = await chrome.open(f"{site.url}/admin.html")
+    await page.wait_for_selector("body:not(.is-stale) .admin-form")
+    await page.wait_for_selector(f'.admin-tables tr[data-table="{TABLE}"]')
+    assert await page.locator(".read-only-note").is_visible()
+    assert await page.locator("input[name=player0]").is_disabled()  # the fieldset
+    assert await page.locator(".btn--end").is_disabled()
+    assert await page.locator(".mid-hand--now").is_visible()  # a hand is under way
+    # The table's deal is what will be used: shown, the fields not sent
+    deal_line = await page.text_content(".deal-table") or ""
+    assert f"{before['streak']}" in deal_line and f"{before['start_seat']}號位" in deal_line
+    assert await page.locator("select[name=dealer]").is_disabled()
+    assert await page.input_value("select[name=dealer]") == str(before["dealer"])
+    assert await page.input_value("select[name=round_wind]") == before["round_wind"]
+
+    # The admin's token pasted: the form is live
+    await page.fill("input[name=token]", site.api.admin)
+    await page.click(".token-form button[type=submit]")
+    await page.wait_for_selector(".token-state--set")
+    assert not await page.locator(".read-only-note").is_visible()
+    assert await page.locator("input[name=player0]").is_enabled()
+
+    # A bad body (a player with no name), typed while the table plays on: the service's
+    # words by the form, nothing started, nothing typed lost
+    for seat in (0, 2, 3):
+        await page.fill(f"input[name=player{seat}]", PLAYERS[seat])
+    await page.fill("input[name=base]", "50")
+    await page.click("input[name=player1]")
+    await page.keyboard.type("  ")  # blank: trimmed to no name
+    await site.play(TABLE, events[first + 40 : first + 200])  # news while the cursor is in
+    await page.wait_for_timeout(400)
+    assert await page.evaluate("() => document.activeElement.name") == "player1"
+    assert await page.input_value("input[name=player0]") == PLAYERS[0]
+    assert await page.input_value("input[name=base]") == "50"
+    await page.click(".admin-form button[type=submit]")
+    await page.wait_for_selector("#message.message--error")
+    bad = {"players": [PLAYERS[0], "", PLAYERS[2], PLAYERS[3]], "base": 50, "per_tai": 20}
+    response = await site.api.client.post(
+        f"/api/tables/{TABLE}/session", json={**bad, "profile": "mjonline"},
+        headers=site.api.as_admin,
+    )  # fmt: skip
+    assert response.status_code == 422, response.text
+    said = await page.text_content("#message") or ""
+    assert response.json()["error"] in said, said
+    assert (await table_state(site))["session_id"] == default_session  # nothing started
+    assert await page.input_value("input[name=player2]") == PLAYERS[2]
+
+    # Four names, the deal left to the table: the session starts where the table was
+    before = await table_state(site)
+    await page.fill("input[name=player1]", PLAYERS[1])
+    await page.click(".admin-form button[type=submit]")
+    await page.wait_for_selector("#message.message--ok a")
+    link = await page.get_attribute("#message a", "href") or ""
+    assert link.startswith("session.html?id=")
+    started = int(link.split("=")[1])
+    assert started != default_session
+    session = (await site.get(f"/api/sessions/{started}"))["session"]
+    assert session["players"] == PLAYERS and session["base"] == 50 and session["per_tai"] == 20
+    assert session["profile_label"] == "mjonline"
+    assert {k: session[k] for k in DEAL} == {k: before[k] for k in DEAL}
+    assert (await table_state(site))["session_id"] == started
+    row = page.locator(f'.admin-tables tr[data-table="{TABLE}"]')
+    await row.locator(f'a[href="session.html?id={started}"]').wait_for()
+    players = await row.locator(".admin-players").text_content() or ""
+    assert PLAYERS[2] in players  # a name with markup is its characters
+    assert await page.locator(".admin-tables b").count() == 0
+    await page.locator(f'#current a[href="session.html?id={started}"]').wait_for()
+    await snap(page, "admin-started")
+
+    # Both languages
+    await page.click("#lang")
+    await page.wait_for_function("() => document.title.startsWith('Sessions (admin)')")
+    assert await page.text_content(".admin-form button[type=submit]") == "Start session"
+    assert await page.input_value("input[name=player3]") == PLAYERS[3]
+    await page.click("#lang")
+    await page.wait_for_function("() => document.title.startsWith('場次管理')")
+
+    # Ended after asking: the table has no session, and the service invents none
+    await page.click(".btn--end")
+    await page.wait_for_selector(".confirm-end")
+    await page.click(".btn--end-no")  # not this time
+    assert await page.locator(".confirm-end").count() == 0
+    assert (await table_state(site))["session_id"] == started
+    await page.click(".btn--end")
+    await snap(page, "admin-ending")
+    await page.click(".btn--end-yes")
+    await page.wait_for_selector(".session-status--none")
+    assert (await table_state(site))["session_id"] is None
+    await row.locator(".no-session").wait_for()
+    await site.play(TABLE, events[first + 200 :])  # played on: judged, stored, no session
+    await page.wait_for_timeout(400)
+    assert (await table_state(site))["session_id"] is None
+    assert await page.locator(".session-status--none").is_visible()
+
+    # On a phone: the pages' links are there, nothing wider than the screen
+    phone = await chrome.open(f"{site.url}/admin.html?t={TABLE}", viewport=PHONE)
+    await phone.wait_for_selector("body:not(.is-stale) .admin-form")
+    await phone.wait_for_selector(".session-status--none")
+    assert await phone.locator('.topbar nav a[href="referee.html"]').is_visible()
+    assert await phone.locator('.topbar nav a[href="admin.html"]').is_visible()
+    wide = await phone.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
+    assert wide <= 0, wide
+    await snap(phone, "admin-none")
+    club = await chrome.open(f"{site.url}/", viewport=PHONE)
+    await club.wait_for_selector(".club-card")
+    assert await club.locator('.topbar nav a[href="admin.html"]').is_visible()
+    # The browser logs the refused body's 422 itself; nothing else went wrong
+    assert await chrome.reported(ignore=["status of 422"]) == []
