@@ -301,3 +301,21 @@ def test_the_opening_replacements_go_in_turn_from_the_dealer(
     seq = t.seq + 1
     t.replacement(early, "2s")
     assert t.violations() == [(seq, early, "replacement_order")]
+
+
+def test_a_draw_from_the_other_end_is_no_re_read_of_a_misread_draw() -> None:
+    """Seat 2's draw from the front names a 2m lying in seat 1's pong (tile_twice). Its
+    next event is a draw from the 槓尾: not the same act read again, so the misread draw
+    is followed as it came (the tile leaves the meld) before the back draw is judged."""
+    t = Script(quiet({1: "E E E E S S S S 1p 1p 1p 1p 9p 9p 2m 2m"}))
+    t.discard(0, "2m")
+    t.pong(1, 0)
+    t.discard(1, "9p")
+    melded = t.melds[1][0][1][0]
+    t.emit({"kind": "tile_drawn", "seat": 2, "tile": melded, "end": "front"})
+    t.concealed[2].append(melded)
+    seq = t.seq + 1
+    t.draw(2, "3m", end="back")
+    assert [len(m["tiles"]) for m in t.seat_state(1)["melds"]] == [2]
+    assert melded in t.seat_state(2)["concealed_ids"]
+    assert t.violations() == [(seq, 2, "out_of_turn")]  # its turn's draw was the front one

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from table_service.mirror.fold import fold
 from table_service.mirror.mirror import TableMirror
 from table_service.mirror.records import HandRecord, Record, Violation
@@ -639,3 +641,65 @@ def test_an_overturned_false_win_is_a_press_never_made() -> None:
     ]
     hands = [r for r in out if isinstance(r, HandRecord)]
     assert [(h.result, h.kind, h.seat, h.payer) for h in hands] == [("win", "discard", 2, 1)]
+
+
+WAITS_1M = "2m 3m 6p 7p 8p 2s 3s 4s 7s 8s 9s W W W 8p 8p"  # seat 2: waits 1m 4m
+NO_1M = "C C C C F F F F 9m 9m 9m 9m 6m 6m 6m 6m"  # seat 3 holds no 1m
+
+
+def win_on_the_first_1m() -> Script:
+    """Seat 2 wins on seat 1's discard of the 1m with the lowest id (0)."""
+    t = Script(quiet({2: WAITS_1M, 3: NO_1M}))
+    t.discard(0, "2m")
+    t.cycle(1, "1m")
+    assert t.offered == 0
+    t.win(2)
+    return t
+
+
+def heavenly_win() -> Script:
+    t = Script(quiet({0: "2m 3m 4m 6m 7m 8m 2s 3s 4s 6p 6p 6p 3p 3p 3p 8s 8s"}))
+    t.win(0)
+    return t
+
+
+def eight_immortals() -> Script:
+    t = Script(quiet({1: "E E E E S S S S 1p h1 h2 h3 h4 h5 h6 h7"}))  # seat 1: seven dealt flowers
+    for k in range(1, 8):
+        t.flower(1, f"h{k}")
+    for _ in range(7):
+        t.replacement(1)
+    t.discard(0, "2m")
+    t.draw(1, "h8")
+    t.flower(1, "h8")
+    t.replacement(1)
+    t.button(1, "win")
+    return t
+
+
+@pytest.mark.parametrize(
+    ("play", "won"),
+    [
+        (win_on_the_first_1m, ("win", "discard", 2)),
+        (heavenly_win, ("win", "self_draw", 0)),
+        (eight_immortals, ("flower_win", "eight_immortals", 1)),
+    ],
+    ids=["discard-tile-0", "self-draw", "flower-win"],
+)
+def test_an_overturned_false_win_on_a_press_that_wins_changes_nothing(
+    play: Any, won: tuple[str, str, int]
+) -> None:
+    """A verdict overturning a false win at a 胡 press whose hand does win (say one left in
+    force after a tile ruling set the hand right): the win stands as the stream gave it."""
+    t = play()
+    t.finish()
+    (hand,) = t.hands()
+    assert (hand.result, hand.kind, hand.seat) == won
+    press = next(
+        e for e in t.events if e.body.kind == "seat_button" and e.body.button.name == "WIN"
+    )
+    verdict = {"kind": "verdict", "boot_id": 1, "seq": press.seq, "seat": won[2]}
+    verdict.update(code="false_win", decision="overturn", reason="stale")
+    out = refolded(t, verdict)
+    assert [r for r in out if isinstance(r, HandRecord)] == [hand]
+    assert [r for r in out if isinstance(r, Violation)] == []
