@@ -703,3 +703,30 @@ def test_an_overturned_false_win_on_a_press_that_wins_changes_nothing(
     out = refolded(t, verdict)
     assert [r for r in out if isinstance(r, HandRecord)] == [hand]
     assert [r for r in out if isinstance(r, Violation)] == []
+
+
+def test_seven_rob_one_at_a_turn_begun_by_a_pong_names_no_winning_tile() -> None:
+    """D8, §5 七搶一 (2): seat 2 holds seven flowers, seat 3 the eighth; seat 2's turn
+    begins with a 碰 (no tile drawn) and it declares the flower win: seat 3 pays, and the
+    record names no winning tile (the hand is not revealed, nothing was won on)."""
+    hands = quiet(
+        {
+            2: "W W W N N N 2m 2m 1s h1 h2 h3 h4 h5 h6 h7",
+            3: "C C C C F F F F 1m 1m 1m 1m 9m 9m 9m h8",
+        }
+    )
+    t = Script(hands)
+    for k in range(1, 8):
+        t.flower(2, f"h{k}")
+    for _ in range(7):
+        t.replacement(2)
+    t.flower(3, "h8")
+    t.replacement(3)
+    t.discard(0, "2m")
+    t.pong(2, 0)
+    t.button(2, "win")
+    t.finish()
+    (hand,) = t.hands()
+    assert (hand.result, hand.kind, hand.seat, hand.payer) == ("flower_win", "seven_rob_one", 2, 3)
+    assert hand.winning_tile is None
+    assert t.violations() == [] and t.faults() == []
