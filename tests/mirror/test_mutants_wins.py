@@ -730,3 +730,25 @@ def test_seven_rob_one_at_a_turn_begun_by_a_pong_names_no_winning_tile() -> None
     assert (hand.result, hand.kind, hand.seat, hand.payer) == ("flower_win", "seven_rob_one", 2, 3)
     assert hand.winning_tile is None
     assert t.violations() == [] and t.faults() == []
+
+
+def test_a_dead_hands_ready_declaration_is_void() -> None:
+    """§3 相公: a 相公 player may only draw and discard, no claim and no win, so its 天聽
+    stands for nothing: void, flagged at its button (D7). Seat 2 takes its 補花 replacement
+    before seat 1 (replacement_order, 相公), then presses ready on a ready hand."""
+    hands = quiet(
+        {
+            1: "E E E E S S S S 1p 1p 1p 1p 9p 9p 9p h1",
+            2: "2m 3m 4m 6m 7m 8m 2s 3s 4s 6p 6p 6p 7s 8s W h2",
+        }
+    )
+    t = Script(hands)
+    t.flower(2, "h2")
+    t.replacement(2, "W")  # 2m 3m 4m 6m 7m 8m 2s 3s 4s 6p 6p 6p 7s 8s W W: waits 6s 9s
+    t.flower(1, "h1")
+    t.replacement(1)
+    assert [(seat, code) for _, seat, code in t.violations()] == [(2, "replacement_order")]
+    seq = t.seq + 1
+    t.button(2, "ready")
+    assert t.violations()[-1] == (seq, 2, "void_declaration")
+    assert t.seat_state(2)["declared"] is None
