@@ -24,8 +24,10 @@ def fold(
     event: Event | None,
     body: Mapping[str, Any] | None,
     rulings: Rulings = NO_RULINGS,
+    log_id: int | None = None,
 ) -> list[Record]:
-    """Apply one log entry to a mirror; the records it gives (a service fault's is its own)."""
+    """Apply one log entry to a mirror; the records it gives (a service fault's is its own).
+    `log_id`: the entry's, so a deal or penalty ruling an undo withdrew is passed over."""
     if kind == "event" and event is not None:
         mirror.overturned = rulings.overturned
         placed = mirror.hand.where if mirror.hand is not None else {}
@@ -41,7 +43,7 @@ def fold(
         return mirror.start_session(SessionStart.model_validate(body))
     if kind == "fault":
         return [Fault(table=mirror.table, **body)]
-    if kind == "correction":
+    if kind == "correction" and log_id not in rulings.withdrawn_logs:
         ruling = parse_ruling(body)
         if ruling.kind == "deal":
             mirror.correct_deal(ruling.dealer, ruling.streak, ruling.round_wind)

@@ -290,8 +290,10 @@ class TableMirror(DrawingMixin, ClaimsMixin, WinsMixin):
         if self.jiang_over:
             self.deal = Deal(self.deal.first_dealer, 0, 0, self.deal.first_dealer)
             self.jiang_over = False
-        if self.hand is not None and self.hand.unseen:
-            self._deal_uncertain = "unjudged"  # who won it is not known: the deal will tell
+        if self.hand is not None and self.hand.unseen and self.hand.phase != "over":
+            # who won it is not known: the deal will tell (a hand that ended said so then,
+            # unless a referee has told the deal since)
+            self._deal_uncertain = "unjudged"
         self.hand = HandState([SeatState(s) for s in range(SEATS)], self.deal.dealer)
         if self._ruled_deal is not None:  # a ruling made while the last hand was under way
             self._take_deal(self._ruled_deal)

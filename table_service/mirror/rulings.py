@@ -275,6 +275,7 @@ class Rulings:
     inserted: Mapping[EventKey, tuple[dict[str, Any], ...]] = field(default_factory=dict)
     overturned: frozenset[ViolationKey] = frozenset()
     decided: Mapping[EventKey, Any] = field(default_factory=dict)  # hand rulings: the latest
+    withdrawn_logs: frozenset[int] = frozenset()  # the log entries of rulings withdrawn
 
     def drops(self, event: Event) -> bool:
         return (event.boot_id, event.seq) in self.dropped
@@ -299,9 +300,10 @@ class Rulings:
         return out
 
 
-def in_force(rulings: Iterable[tuple[int, Any]]) -> Rulings:
+def in_force(rulings: Iterable[tuple[int, Any]], logs: Mapping[int, int] | None = None) -> Rulings:
     """The rulings in force after every `undo` (given as (id, ruling) in log order): an
-    undo withdraws its target, an undo of that undo puts it back."""
+    undo withdraws its target, an undo of that undo puts it back. `logs`: each ruling's log
+    entry, so the fold passes over a withdrawn deal or penalty where it stands."""
     listed = list(rulings)
     withdrawn: set[int] = set()
     for ruling_id, ruling in reversed(listed):  # the latest undo of a chain decides
@@ -332,6 +334,7 @@ def in_force(rulings: Iterable[tuple[int, Any]]) -> Rulings:
         inserted={k: tuple(v) for k, v in inserted.items()},
         overturned=frozenset(k for k, d in verdicts.items() if d == "overturn"),
         decided=decided,
+        withdrawn_logs=frozenset(logs[i] for i in withdrawn if logs and i in logs),
     )
 
 

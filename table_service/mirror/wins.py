@@ -55,9 +55,11 @@ class WinsMixin(MirrorCore):
                 self._end_drawn()  # D5: declining the 海底 ends the hand as 荒局
 
     def _declare_ready(self, hand: HandState, s: SeatState) -> None:
+        if s.declared:
+            return  # the same declaration pressed again (D7 voids a hand not ready, not this)
         s.declared_key = (self._boot, self._seq)
         nobody_discarded = all(x.discards_made == 0 for x in hand.seats)
-        if s.declared or s.dead:
+        if s.dead:
             self._void(s)
         elif nobody_discarded and s.seat != hand.dealer:
             s.declared = "heavenly_ready"  # 天聽: after the 補花, before any discard

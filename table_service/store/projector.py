@@ -186,20 +186,27 @@ class Projector:
         )
         self.session.add(row)
         self.session.flush()
-        if session_id is not None:
-            players = self._players(session_id)
-            for seat, amount in lines:
-                self.session.add(
-                    LedgerLine(
-                        session_id=session_id,
-                        table=self.table,
-                        log_id=log.id,
-                        correction_id=row.id,
-                        seat=seat,
-                        player=players[seat],
-                        amount=amount,
-                    )
+        self.money_moved(log.id, session_id, row.id, lines)
+
+    def money_moved(
+        self, log_id: int, session_id: int | None, ruling_id: int, lines: list[tuple[int, int]]
+    ) -> None:
+        """A penalty's ledger lines (derived like a hand's: an undo takes them away)."""
+        if session_id is None:
+            return
+        players = self._players(session_id)
+        for seat, amount in lines:
+            self.session.add(
+                LedgerLine(
+                    session_id=session_id,
+                    table=self.table,
+                    log_id=log_id,
+                    correction_id=ruling_id,
+                    seat=seat,
+                    player=players[seat],
+                    amount=amount,
                 )
+            )
 
     def record(self, log: Log | Row[Any], session_id: int | None, record: object) -> None:
         if not isinstance(record, HandRecord | Violation | Fault):
@@ -335,12 +342,13 @@ class Rederived:
 def table_rulings(session: Session, table: str) -> Rulings:
     """The rulings in force at a table (every ruling and undo, in log order)."""
     query = (
-        select(CorrectionModel.id, CorrectionModel.body)
+        select(CorrectionModel.id, CorrectionModel.log_id, CorrectionModel.body)
         .where(CorrectionModel.table == table)
-        .where(CorrectionModel.kind.in_((*ON_EVENTS, "undo")))
         .order_by(CorrectionModel.id)
     )
-    return in_force((ruling_id, parse_ruling(body)) for ruling_id, body in session.execute(query))
+    rows = session.execute(query).all()
+    logs = {ruling_id: log_id for ruling_id, log_id, _ in rows}
+    return in_force(((ruling_id, parse_ruling(body)) for ruling_id, _, body in rows), logs)
 
 
 def restore(session: Session, table: str, before: int | None = None) -> tuple[TableMirror, int]:
@@ -365,11 +373,8 @@ def ruling_start(session: Session, table: str, ruling: Any) -> int | None:
         target = session.get(CorrectionModel, ruling.ruling)
         if target is None or target.table != table:
             raise InvalidEntry(f"no ruling {ruling.ruling} at table {table!r} to undo")
-        if target.kind not in (*ON_EVENTS, "undo"):
-            raise InvalidEntry(
-                f"ruling {target.id} is a {target.kind}: it is put right by another "
-                f"{target.kind} ruling, not undone"
-            )
+        if target.kind not in (*ON_EVENTS, "undo"):  # a deal, a penalty, a note: from there
+            return int(target.log_id)
         return ruling_start(session, table, parse_ruling(target.body))
     if kind not in ON_EVENTS:
         return None
@@ -407,6 +412,15 @@ def rederive(session: Session, writer: Projector, start: int) -> Rederived:
     hands_before = _hand_results(session, table, start)
     _delete_derived(session, table, start)
     records: list[Record] = []
+    penalties = dict(
+        session.execute(
+            select(CorrectionModel.log_id, CorrectionModel.id).where(
+                CorrectionModel.table == table,
+                CorrectionModel.kind == "penalty",
+                CorrectionModel.log_id >= start,
+            )
+        ).all()
+    )
     last = after
     columns = (Log.id, Log.table, Log.kind, Log.boot_id, Log.seq, Log.ts, Log.body, Log.session_id)
     while True:  # a page at a time (plain rows, not ORM objects): a long day's log never
@@ -416,11 +430,14 @@ def rederive(session: Session, writer: Projector, start: int) -> Rederived:
         for row in page:
             last = row.id
             entry = log_entry(row)
-            out = fold(mirror, entry.kind, entry.event, entry.body, rulings)
+            out = fold(mirror, entry.kind, entry.event, entry.body, rulings, row.id)
             if row.id >= start:
                 for record in out:
                     writer.record(row, row.session_id, record)
                 records += out
+            if row.id in penalties and row.id not in rulings.withdrawn_logs:
+                lines = _ledger_lines((row.body or {}).get("ledger"))
+                writer.money_moved(row.id, row.session_id, penalties[row.id], lines)
         session.flush()
         if len(page) < PAGE:
             break
@@ -450,6 +467,8 @@ def _derived_hands(table: str, start: int) -> Any:
 def _delete_derived(session: Session, table: str, start: int) -> None:
     """The rows the fold gave from `start` on (the log, sessions and rulings stay)."""
     session.execute(delete(LedgerLine).where(LedgerLine.hand_id.in_(_derived_hands(table, start))))
+    penalties = (LedgerLine.table == table, LedgerLine.correction_id.is_not(None))
+    session.execute(delete(LedgerLine).where(*penalties, LedgerLine.log_id >= start))
     for model in (HandModel, ViolationModel, FaultModel, SnapshotModel):
         session.execute(delete(model).where(model.table == table, model.log_id >= start))
 

@@ -380,7 +380,7 @@ class Store:
             rulings = table_rulings(session, table)
         count = 0
         for entry in self.entries(table, after_log_id=after):
-            fold(mirror, entry.kind, entry.event, entry.body, rulings)
+            fold(mirror, entry.kind, entry.event, entry.body, rulings, entry.log_id)
             count += 1
         return mirror, rulings, count
 
@@ -507,7 +507,7 @@ class Store:
                 break
             if entry.log_id > (before or 0):
                 entries += _as_ruled(entry, rulings, mirror)
-            fold(mirror, entry.kind, entry.event, entry.body, rulings)
+            fold(mirror, entry.kind, entry.event, entry.body, rulings, entry.log_id)
         return entries
 
     def ledger(self, session_id: int) -> list[LedgerRow]:

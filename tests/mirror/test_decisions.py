@@ -752,3 +752,19 @@ def test_a_heavenly_win_on_a_flower_replacement_and_the_kong_bloom_switch(switch
     assert (hand.result, hand.kind, hand.seat) == ("win", "self_draw", 0)
     assert "heavenly_win" in ids
     assert ("kong_bloom" in ids) is switch
+
+
+def test_a_ready_pressed_again_is_the_same_declaration() -> None:
+    """D7 voids a declaration on a hand that is not ready, not a button pressed twice: seat
+    1's 天聽 on a ready hand stands, and its win on the 6p scores it."""
+    t = Script(quiet({1: READY_E}, extra="2m"))
+    t.button(1, "ready")
+    t.button(1, "ready")
+    assert t.violations() == []
+    t.discard(0, "2m")
+    t.cycle(1)
+    t.cycle(2)
+    t.cycle(3, "6p")
+    t.win(1)
+    assert t.violations() == []
+    assert "heavenly_ready" in {i.id for i in t.hand().items}

@@ -405,3 +405,21 @@ def test_tiles_shown_with_a_tile_not_in_the_hand_changes_nothing() -> None:
     t.pong(1, 0)
     t.discard(1, "9p")
     assert t.violations() == []
+
+
+def test_a_deal_ruling_after_an_unseen_hand_is_the_deal() -> None:
+    """The referee tells the deal after a hand the mirror did not judge: the next hand is
+    dealt as ruled (dealer 3, 連2, 南), not learnt again from who deals (which would read
+    seat 3 keeping a deal it never had as a 連莊)."""
+    for during in (True, False):
+        t = Script(quiet())
+        t.skip(2)
+        t.discard(0, "2m")  # the gap: this hand is not judged
+        if during:
+            t.mirror.correct_deal(3, 2, 1)
+        t.emit({"kind": "shuffle_started"})
+        if not during:
+            t.mirror.correct_deal(3, 2, 1)
+        assert (t.mirror.deal.dealer, t.mirror.deal.streak, t.mirror.deal.round_wind) == (3, 2, 1)
+        t.new_hand(quiet(dealer=3), dealer=3)
+        assert (t.mirror.deal.dealer, t.mirror.deal.streak, t.mirror.deal.round_wind) == (3, 2, 1)

@@ -151,7 +151,7 @@ def folded_hands(store: Store, table: str) -> list[tuple[Any, ...]]:
     mirror = TableMirror(table)
     out = []
     for entry in store.entries(table):
-        out += fold(mirror, entry.kind, entry.event, entry.body, rulings)
+        out += fold(mirror, entry.kind, entry.event, entry.body, rulings, entry.log_id)
     return [(r.result, r.seat, r.dealer, r.streak, r.net) for r in out if isinstance(r, HandRecord)]
 
 

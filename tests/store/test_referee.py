@@ -68,11 +68,38 @@ def test_a_ruling_on_nothing_is_refused_and_writes_nothing(store: Store, ex02: G
     for body, message in on_nothing:
         with pytest.raises(InvalidEntry, match=message):
             rule(store, "t2", body, session_id)
-    note = rule(store, "t2", {"kind": "note", "note": "all square"}, session_id)
-    with pytest.raises(InvalidEntry, match=r"put right by another note ruling"):
-        rule(store, "t2", {"kind": "undo", "ruling": note, "reason": "x"}, session_id)
-    assert len(list(store.entries("t2"))) == entries + 1
-    assert [c.kind for c in store.corrections("t2")] == ["note"]
+    assert len(list(store.entries("t2"))) == entries
+    assert store.corrections("t2") == []
+
+
+def test_a_penalty_or_a_deal_undone_is_as_if_never_ruled(store: Store, ex02: Game) -> None:
+    """An undo withdraws a penalty (its money goes back) or a deal ruling (the next deal
+    is the one the hands give); an undo of the undo puts it back."""
+    session_id = play(store, ex02)
+    paid = [s.total for s in store.standings(session_id)]
+    penalty = {"kind": "penalty", "seat": 1, "tai": 0, "reason": "眼牌",
+               "ledger": [[1, -300], [0, 100], [2, 100], [3, 100]]}  # fmt: skip
+    fined = rule(store, "t2", penalty, session_id)
+    assert [s.total for s in store.standings(session_id)] == [260, -200, -260, 200]
+    undone = rule(store, "t2", {"kind": "undo", "ruling": fined, "reason": "wrong seat"},
+                  session_id)  # fmt: skip
+    assert [s.total for s in store.standings(session_id)] == paid
+    ruled = store.ruling(undone)
+    assert ruled is not None and ruled.effect is not None
+    assert ruled.effect["money"] == [
+        {"session_id": session_id, "before": [260, -200, -260, 200], "after": paid}
+    ]
+    rule(store, "t2", {"kind": "undo", "ruling": undone, "reason": "it was right"}, session_id)
+    assert [s.total for s in store.standings(session_id)] == [260, -200, -260, 200]
+    mirror, _, _ = store.restore("t2")
+    assert mirror.totals == [260, -200, -260, 200]
+
+    deal = rule(store, "t2", {"kind": "deal", "dealer": 3, "streak": 0, "round_wind": 0},
+                session_id)  # fmt: skip
+    assert store.restore("t2")[0].deal.dealer == 3
+    rule(store, "t2", {"kind": "undo", "ruling": deal, "reason": "no"}, session_id)
+    mirror, _, _ = store.restore("t2")
+    assert (mirror.deal.dealer, mirror.deal.streak) == (0, 1)  # EX02's own next deal
 
 
 def test_a_tile_ruling_that_cannot_be_followed_is_refused(store: Store, ex02: Game) -> None:
