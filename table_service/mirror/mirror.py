@@ -142,7 +142,7 @@ class TableMirror(DrawingMixin, ClaimsMixin, WinsMixin):
         `inserted`: an event a referee's ruling says is missing, after the event whose key
         it carries (it has no seq of its own, so no duplicate or gap is counted)."""
         if self.session is None:  # a stream with no session start plays by the defaults
-            self.start_session(SessionStart(table=self.table))
+            self.session = SessionStart(table=self.table)  # (a ruling made before it stands)
         self._out = []
         self._boot, self._seq = event.boot_id, event.seq
         gaps = self.gaps

@@ -233,3 +233,18 @@ def test_a_session_started_before_the_deal_owns_the_hand() -> None:
     assert t.mirror.hand is not None and t.mirror.hand.dealer == 1
     assert t.mirror.snapshot()["hand"]["judged"] is True
     assert (t.mirror.deal.dealer, t.mirror.deal.streak) == (1, 2)
+
+
+def test_a_ruling_before_the_first_event_stands_under_the_default_session() -> None:
+    """A stream with no session line plays by the defaults; a deal ruled and money moved
+    before its first event are not undone by that default (the session starts nothing)."""
+    t = Script(deal=False)
+    mirror = TableMirror(t.table)
+    t.mirror = mirror
+    mirror.correct_deal(2, 3, 1)
+    mirror.pay([(0, -100), (1, 100)])
+    t.emit({"kind": "shuffle_started"})
+    got = mirror.snapshot()
+    assert (got["dealer"], got["streak"], got["round_wind"]) == (2, 3, "S")
+    assert got["totals"] == [-100, 100, 0, 0]
+    assert got["players"] == ["0", "1", "2", "3"] and got["hand"]["dealer"] == 2
