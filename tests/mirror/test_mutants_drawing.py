@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from table_service.rules.tiles import FLOWER_BASE
+from table_service.mirror.records import Violation
+from table_service.rules.tiles import FLOWER_BASE, tile_code
 from tests.mirror.script import QUIET, Script, quiet
 
 
@@ -176,8 +177,10 @@ def test_a_draw_from_the_reserve_while_the_last_discard_is_open() -> None:
     assert t.hands() == []
     nxt = (seat + 1) % 4
     seq = t.seq + 1
-    t.draw(nxt)
+    out = t.draw(nxt)
     assert (seq, nxt, "reserve_draw") in t.violations()
+    (reserve,) = [v for v in out if isinstance(v, Violation) and v.code == "reserve_draw"]
+    assert reserve.detail == f"seat {nxt} drew from the 8-墩 reserve"
 
 
 def test_a_draw_after_a_flower_discard_is_a_plain_draw() -> None:
@@ -319,3 +322,126 @@ def test_a_draw_from_the_other_end_is_no_re_read_of_a_misread_draw() -> None:
     assert [len(m["tiles"]) for m in t.seat_state(1)["melds"]] == [2]
     assert melded in t.seat_state(2)["concealed_ids"]
     assert t.violations() == [(seq, 2, "out_of_turn")]  # its turn's draw was the front one
+
+
+# --- a flower's replacement taken from the front (§2 補花, wrong_end) ---------------------
+
+READY_E = "2m 3m 4m 6m 7m 8m 2p 2p 2p 2s 3s 4s 7p 8p E E"  # seat 1: waits 6p 9p
+KONG_E = "3p 3p 3p 2m 3m 4m 6m 7m 8m 2s 3s 4s 7p 8p E E"  # seat 1: waits 6p 9p, a 3p triplet
+
+
+def test_a_flower_replacement_from_the_front_is_still_its_replacement() -> None:
+    """Seat 1 draws a flower in play, lays it face up and takes its replacement from the
+    front (wrong_end, told to the referee in words): the flower is replaced, so its discard
+    after it is no flower left unreplaced (replacement_order)."""
+    t = Script(quiet())
+    t.discard(0, "2m")
+    t.draw(1, "h1")
+    t.flower(1, "h1")
+    seq = t.seq + 1
+    out = t.replacement(1, "3m", end="front")
+    assert out[0].detail == "seat 1 took a replacement from the front"  # type: ignore[union-attr]
+    t.discard(1, "3m")
+    assert t.violations() == [(seq, 1, "wrong_end")]
+    assert t.seat_state(1)["owed_replacements"] == 0
+
+
+def test_a_win_on_a_flower_replacement_from_the_front_has_no_kong_bloom() -> None:
+    """Seat 1 (waits 6p 9p) takes its flower's replacement from the front (wrong_end, 相公)
+    and it is the 9p: its 胡 is a 詐胡 (dead_hand_claim) on the 牌面 of the complete hand
+    (§3), 門清 1 + 不求 2; no 槓上開花, the tile did not come from the 槓尾 (I4)."""
+    t = Script(quiet({1: READY_E}))
+    t.discard(0, "2m")
+    t.draw(1, "h1")
+    t.flower(1, "h1")
+    t.replacement(1, "9p", end="front")
+    t.win(1)
+    hand = t.hand()
+    assert (hand.result, hand.seat, hand.codes) == ("false_win", 1, ["dead_hand_claim"])
+    assert hand.tai == 3
+    assert {i.id for i in hand.items} == {"concealed", "concealed_self_draw"}
+
+
+def test_house_rule_a_flower_replacement_win_after_an_earlier_concealed_kong_stands() -> None:
+    """§7 pass_water_self_draw = true: seat 1 made an 暗槓 in an earlier turn, then lets seat
+    2's 6p go (過水). In its next turn it draws a flower and wins on the flower's replacement:
+    a self-draw, which the house rule lets stand; only the replacement of an 暗槓 (made this
+    turn) stays barred. 槓上開花 (I4)."""
+    profile = {"rules": {"pass_water_self_draw": True}}
+    t = Script(quiet({1: KONG_E}), profile=profile)
+    t.discard(0, "2m")
+    t.draw(1, "3p")
+    t.kong(1, "3p", "concealed")
+    t.replacement(1)
+    t.discard(1, tile_code(t.concealed[1][-1]))
+    t.cycle(2, "6p")
+    t.cycle(3)
+    t.cycle(0)
+    assert t.seat_state(1)["passed_win"]
+    t.draw(1, "h1")
+    t.flower(1, "h1")
+    t.replacement(1, "9p")
+    t.win(1)
+    assert t.violations() == []
+    hand = t.hand()
+    assert (hand.result, hand.kind, hand.seat) == ("win", "self_draw", 1)
+    assert {i.id for i in hand.items} == {"concealed", "concealed_self_draw", "kong_bloom"}
+
+
+def test_a_heavenly_win_on_the_dealt_tiles_has_no_kong_bloom_whatever_the_switch() -> None:
+    """§7 kong_bloom_with_heavenly_win adds 槓上開花 to a 天胡 won on a replacement; the
+    dealer's 門牌 is dealt from the front, so a 天胡 on the dealt 17 tiles has none."""
+    t = Script(quiet({0: READY_17}), profile={"rules": {"kong_bloom_with_heavenly_win": True}})
+    t.win(0)
+    hand = t.hand()
+    assert (hand.result, hand.kind, hand.seat) == ("win", "self_draw", 0)
+    assert {i.id for i in hand.items} == {"heavenly_win"}
+
+
+# --- the deal after a gap or a hand not judged (§2 連莊; the deal learnt from the table) --
+
+
+def test_after_a_gap_between_judged_hands_the_same_dealer_keeps_its_streak() -> None:
+    """Seat 0 wins its deal (連莊: 連1 next). Events are lost between hands and seat 0
+    deals again: nothing says a hand was lost, so the deal the last judged hand gave
+    stands, as the next hand's record says (連1)."""
+    t = Script(quiet({0: READY_17}))
+    t.win(0)
+    assert t.hand().next is not None and (t.hand().next.dealer, t.hand().next.streak) == (0, 1)
+    t.skip(3)
+    t.new_hand(quiet(), dealer=0)
+    t.discard(0, "2m")
+    t.burn(0)
+    drawn = t.hands()[1]
+    assert (drawn.result, drawn.dealer, drawn.streak, drawn.round_wind) == ("drawn", 0, 1, "E")
+    assert t.violations() == []
+
+
+def test_after_an_unseen_hand_the_deal_back_at_the_first_dealer_moves_the_round_on() -> None:
+    """Seat 3 deals the 東 round's last deal (起莊位 seat 0); events of its hand are lost,
+    so it is not judged. Seat 0 takes the next deal's first tiles: the deal passed (§2), and
+    back at the 起莊位 the round wind moves on: 南, 連0."""
+    t = Script(quiet(dealer=3), dealer=3)
+    t.skip()
+    t.discard(3, "2m")  # the gap: this hand is not judged
+    t.new_hand(quiet(), dealer=0)
+    assert t.violations() == []
+    t.discard(0, "2m")
+    t.burn(0)
+    drawn = t.hand()
+    assert (drawn.result, drawn.dealer, drawn.streak, drawn.round_wind) == ("drawn", 0, 0, "S")
+
+
+def test_after_an_unseen_hand_a_seat_across_dealing_is_a_new_dealer() -> None:
+    """Seat 0's hand is not judged (events lost); seat 2, neither the dealer nor the next
+    seat, takes the next deal's first tiles: followed as the new dealer at 連0, the round
+    wind as it was (東), and nobody is blamed."""
+    t = Script(quiet())
+    t.skip()
+    t.discard(0, "2m")  # the gap: this hand is not judged
+    t.new_hand(quiet(dealer=2), dealer=2)
+    assert t.violations() == []
+    t.discard(2, "2m")
+    t.burn(0)
+    drawn = t.hand()
+    assert (drawn.result, drawn.dealer, drawn.streak, drawn.round_wind) == ("drawn", 2, 0, "E")
