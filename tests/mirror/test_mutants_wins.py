@@ -16,6 +16,8 @@ from tests.mirror.script import QUIET, Script, quiet
 READY_E = "2m 3m 4m 6m 7m 8m 2p 2p 2p 2s 3s 4s 7p 8p E E"  # seat 1: waits 6p 9p
 READY_W = "2m 3m 4m 6m 7m 8m 2s 3s 4s 6p 6p 6p 7s 8s W W"  # seat 2: waits 6s 9s
 ALSO_6S = "2m 3m 4m 6m 7m 8m 2s 3s 4s 3p 3p 3p 5s 7s C C"  # seat 3: waits 6s alone
+PONG_6P = "6p 6p 6p 2m 3m 4m 6m 7m 8m 2s 3s 4s 3p 4p E E"  # seat 1: three 6p
+READY_C = "2m 3m 4m 6m 7m 8m 2p 2p 2p 2s 3s 4s 7p 8p C C"  # seat 3: waits 6p 9p
 DEALER_5S = QUIET[0].replace("5s 5s 5s 5s", "5s 5s 5s 8p")  # a 5s left for ALSO_6S
 
 
@@ -278,6 +280,36 @@ def test_intercepted_win_the_nearest_legal_claim_is_decided_at_its_reveal() -> N
     assert len(t.hands()) == 1
 
 
+def test_a_late_win_on_another_tile_is_judged_at_its_reveal_while_a_kong_may_be_robbed() -> None:
+    """Seat 1 pongs the dealer's 6p (seat 3 lets it go: 過水, cleared by its next discard)
+    and later adds its fourth 6p out of turn (out_of_turn, 相公): seat 3 (waits 6p 9p) could
+    rob that 6p (搶槓). Seat 1 then presses 胡 and reveals its hand with the dealer's earlier
+    discard: a claim on another tile, which no 胡 on the 6p outranks (攔胡 orders the claims
+    on one tile), so it is decided at its reveal, the hand record carrying that event's seq
+    (replay-format.md): a 詐胡, 相公 and late, on a hand that does not win."""
+    t = Script(quiet({1: PONG_6P, 3: READY_C}, extra="6p"))
+    t.discard(0, "6p")
+    t.pong(1, 0)
+    t.discard(1, "E")
+    t.cycle(2)
+    t.cycle(3)
+    t.cycle(0)
+    assert not t.seat_state(3)["passed_win"]
+    earlier = t.offered
+    t.kong(1, "6p", "added", press=False)
+    t.button(1, "win")
+    t.reveal(1, [*t.concealed[1], earlier])
+    hand = t.hand()
+    assert (hand.seq, hand.result, hand.seat) == (t.seq, "false_win", 1)
+    assert hand.codes == ["dead_hand_claim", "late_claim", "false_win"]
+    assert [code for _, _, code in t.violations()] == [
+        "out_of_turn",
+        "dead_hand_claim",
+        "late_claim",
+        "false_win",
+    ]
+
+
 # --- 禁制 4: the 牌面 of the barred self-draw (§3 詐胡) ------------------------------------
 
 READY_8S = "2m 3m 4m 6m 7m 8m 2s 3s 4s 6p 6p 6p 3p 3p 3p 8s"  # waits 8s alone
@@ -428,6 +460,20 @@ def test_a_dealer_self_draw_after_the_first_go_round_is_no_heavenly_win() -> Non
     assert items(t) == {"concealed", "concealed_self_draw", "single_wait"}
 
 
+def test_a_dealer_win_on_its_first_turn_concealed_kong_replacement_is_no_heavenly_win() -> None:
+    """天胡 is the dealer's win right after the deal and 補花 (§4); an 暗槓 is neither. The
+    dealer makes an 暗槓 of its dealt 3p in its first turn and wins on the replacement: a
+    self-draw, 門清 1 + 不求 2 + 獨聽 1 + 槓上開花 1 = 5, no 天胡."""
+    t = Script(quiet({0: "3p " + READY_8S}))
+    t.kong(0, "3p", "concealed")
+    t.replacement(0, "8s")
+    t.win(0)
+    assert t.violations() == []
+    hand = t.hand()
+    assert (hand.result, hand.kind, hand.seat, hand.tai) == ("win", "self_draw", 0, 5)
+    assert items(t) == {"concealed", "concealed_self_draw", "single_wait", "kong_bloom"}
+
+
 def test_earthly_ready_and_a_self_draw_past_its_window_is_no_human_win() -> None:
     """Seat 1 declared 地聽 with its first discard, discarded again, then self-draws: past
     人胡's window (D6), the win keeps 地聽 4 (which excludes 門清) and 不求 2."""
@@ -493,6 +539,23 @@ def test_no_declaration_profile_the_dealer_has_no_human_win() -> None:
     t.win(0)
     assert (t.hand().result, t.hand().seat, t.hand().payer) == ("win", 0, 1)
     assert items(t) == {"concealed", "single_wait"}
+
+
+def test_no_declaration_profile_a_self_draw_after_a_discard_is_no_earthly_win() -> None:
+    """§7 special_wins_need_declaration = false accepts a self-drawn 地胡 without 天聽: a
+    non-dealer's self-draw before its first discard. Seat 1 self-draws its 9p after a
+    discard of its own: 門清 1 + 不求 2, no 地胡."""
+    t = Script(quiet({1: READY_E}), profile=NO_DECLARATION)
+    t.discard(0, "2m")
+    t.cycle(1, "3p")
+    t.cycle(2)
+    t.cycle(3)
+    t.cycle(0)
+    t.draw(1, "9p")
+    t.win(1)
+    assert t.violations() == []
+    assert (t.hand().result, t.hand().kind, t.hand().seat) == ("win", "self_draw", 1)
+    assert items(t) == {"concealed", "concealed_self_draw"}
 
 
 # --- hand_revealed that the stream cannot explain (replay-format.md faults) -------------
