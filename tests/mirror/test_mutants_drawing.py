@@ -209,6 +209,9 @@ def test_after_a_drawn_hand_a_draw_of_a_tile_elsewhere_is_a_misread() -> None:
     seq = t.seq + 1
     out = t.emit({"kind": "tile_drawn", "seat": seat, "tile": stray, "end": "front"})
     assert t.faults(out) == [(seq, "tile_twice")]
+    assert out[0].detail == (  # type: ignore[union-attr]
+        f"{tile_code(stray)} (id {stray}) is in seat {(seat + 1) % 4}'s hand"
+    )
     assert t.violations(out) == []
 
 
@@ -237,6 +240,29 @@ def test_seven_rob_one_case_1_the_robbed_seat_owes_no_replacement() -> None:
     assert t.seat_state(2)["owed_replacements"] == 0
     assert t.seat_state(2)["flowers"] == []
     assert len(t.seat_state(1)["flowers"]) == 8
+
+
+def test_a_robbed_flower_revealed_again_is_a_misread() -> None:
+    """七搶一 case (1): seat 1 robbed seat 2's h8. The table then reports seat 2 revealing
+    h8 again: that flower lies among seat 1's flowers, so the report is a misread
+    (tile_twice, replay-format.md), nobody is blamed, and the flower stays seat 1's."""
+    t = seven_flowers()
+    t.discard(0, "2m")
+    t.cycle(1)
+    t.draw(2, "h8")
+    t.flower(2, "h8")
+    t.replacement(1)
+    seq = t.seq + 1
+    h8 = FLOWER_BASE + 7
+    out = t.emit({"kind": "flower_revealed", "seat": 2, "tile": h8})
+    assert t.faults(out) == [(seq, "tile_twice")]
+    assert out[0].detail == (  # type: ignore[union-attr]
+        f"seat 2 revealed h8 (id {h8}), which is among seat 1's flowers: a misread, the "
+        "reveal is still due"
+    )
+    assert t.violations() == []
+    assert t.seat_state(1)["flowers"][-1] == "h8"
+    assert t.seat_state(2)["flowers"] == []
 
 
 def test_only_a_seat_with_seven_flowers_robs_a_flower_just_revealed() -> None:
@@ -302,8 +328,11 @@ def test_the_opening_replacements_go_in_turn_from_the_dealer(
     t = Script(hands, dealer=1)
     t.flower(early, early_hand.split()[-1])
     seq = t.seq + 1
-    t.replacement(early, "2s")
+    out = t.replacement(early, "2s")
     assert t.violations() == [(seq, early, "replacement_order")]
+    assert out[0].detail == (  # type: ignore[union-attr]
+        f"seat {early} drew a 補花 replacement of pass 1 before seat {ahead} had its turn"
+    )
 
 
 def test_a_draw_from_the_other_end_is_no_re_read_of_a_misread_draw() -> None:
@@ -445,3 +474,68 @@ def test_after_an_unseen_hand_a_seat_across_dealing_is_a_new_dealer() -> None:
     t.burn(0)
     drawn = t.hand()
     assert (drawn.result, drawn.dealer, drawn.streak, drawn.round_wind) == ("drawn", 2, 0, "E")
+
+
+# --- 補花 in passes (§2) -------------------------------------------------------------------
+
+DEALER_H1 = "P P P P 5m 5m 5m 5m 5p 5p 5p 5p 5s 5s 5s h1 2m"
+SEAT1_H2 = "E E E E S S S S 1p 1p 1p 1p 9p 9p 9p h2"
+
+
+def test_a_flower_revealed_out_of_its_pass_is_flagged_once() -> None:
+    """§2 補花 goes in turn from the dealer. Seat 1 lays its h2 face up while the dealer
+    still owes the replacement of its h1: replacement_order, told in words. Seat 1's
+    replacement is h3, a flower drawn as a replacement, replaced in the next pass; the
+    dealer then draws its own, seat 1 replaces h3, and play goes on: flagged once."""
+    t = Script(quiet({0: DEALER_H1, 1: SEAT1_H2}))
+    t.flower(0, "h1")
+    seq = t.seq + 1
+    out = t.flower(1, "h2")
+    assert out[0].detail == "seat 1 revealed a flower out of its 補花 pass"  # type: ignore[union-attr]
+    t.replacement(1, "h3")
+    t.replacement(0, "2s")
+    t.flower(1, "h3")
+    t.replacement(1, "3s")
+    t.discard(0, "2m")
+    assert t.violations() == [(seq, 1, "replacement_order")]
+    assert t.faults() == []
+    assert t.seat_state(1)["flowers"] == ["h2", "h3"]
+    assert t.seat_state(1)["owed_replacements"] == 0
+
+
+def test_a_flower_laid_face_up_during_the_deal_is_replaced_after_it() -> None:
+    """The dealer's first dealt tile is h1 and it lays it face up before the deal is done;
+    it draws its replacement from the 槓尾 once the deal is over, as the 補花 (§2) that
+    starts with the dealer: nobody is blamed, nothing is impossible."""
+    t = Script(quiet(), deal=False)
+    t.open_hand()
+    rounds = {s: QUIET[s].split() for s in range(4)}
+    rounds[0] = ["h1", *rounds[0][1:]]  # a flower dealt first, in place of a P
+    for r in range(4):
+        for s in range(4):
+            for code in rounds[s][4 * r : 4 * r + 4]:
+                t.draw(s, code)
+        if r == 0:
+            t.flower(0, "h1")
+    t.draw(0, "2m")
+    t.replacement(0, "3s")
+    t.discard(0, "2m")
+    assert t.violations() == [] and t.faults() == []
+    assert t.seat_state(0)["flowers"] == ["h1"]
+    assert t.seat_state(0)["owed_replacements"] == 0
+    assert t.seat_state(0)["concealed_count"] == 16
+
+
+def test_a_flower_revealed_from_the_wall_is_impossible() -> None:
+    """Seat 1 is reported laying h1 face up, a flower still in the wall: an event that
+    cannot happen (impossible), its detail naming the flower and where it is."""
+    t = Script(quiet())
+    t.discard(0, "2m")
+    t.draw(1)
+    seq = t.seq + 1
+    out = t.emit({"kind": "flower_revealed", "seat": 1, "tile": FLOWER_BASE})
+    assert t.faults(out) == [(seq, "impossible")]
+    assert out[0].detail == (  # type: ignore[union-attr]
+        f"seat 1 revealed h1 (id {FLOWER_BASE}), which is still in the wall"
+    )
+    assert t.violations() == []
