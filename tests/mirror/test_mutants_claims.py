@@ -21,8 +21,9 @@ def test_a_discard_during_the_deal_is_impossible() -> None:
     for code in ("P", "P", "P", "P"):
         t.draw(0, code)
     seq = t.seq + 1
-    t.discard(0, "P")
+    out = t.discard(0, "P")
     assert (seq, "impossible") in t.faults()
+    assert out[0].detail == "a discard during the deal"  # type: ignore[union-attr]
 
 
 def test_a_turns_draw_from_the_back_kept_and_discarded_is_that_turns_draw() -> None:
@@ -253,6 +254,29 @@ def test_a_pong_over_a_chow_gives_the_chower_its_tiles_back_to_play() -> None:
     assert t.seat_state(1)["discards"] == ["7s"]
 
 
+def test_a_discard_out_of_turn_is_a_short_hand() -> None:
+    """Seat 2 discards while seat 1 is to draw: it had no tile to spare, its hand is now
+    short (hand_size, §3 相公), told to the referee in words."""
+    t = Script(quiet())
+    t.discard(0, "2m")
+    seq = t.seq + 1
+    out = t.discard(2, "W")
+    assert t.violations() == [(seq, 2, "hand_size")]
+    assert out[0].detail == "seat 2 discarded with no tile to spare (short hand)"  # type: ignore[union-attr]
+
+
+def test_a_flower_discarded_is_named_in_its_detail() -> None:
+    """Seat 1 draws h3 and discards it instead of laying it face up (flower_discarded, its
+    own code, §3): the detail names the flower."""
+    t = Script(quiet())
+    t.discard(0, "2m")
+    t.draw(1, "h3")
+    seq = t.seq + 1
+    out = t.discard(1, "h3")
+    assert t.violations() == [(seq, 1, "flower_discarded")]
+    assert out[0].detail == "seat 1 discarded a flower (h3)"  # type: ignore[union-attr]
+
+
 # --- own kongs ---------------------------------------------------------------------------
 
 
@@ -281,8 +305,20 @@ def test_a_kong_replacement_flower_discarded_past_is_replacement_order() -> None
     t.replacement(0, "h1")
     t.flower(0, "h1")
     seq = t.seq + 1
-    t.discard(0, "2m")
+    out = t.discard(0, "2m")
     assert t.violations() == [(seq, 0, "replacement_order")]
+    assert out[0].detail == "seat 0 discarded before its replacement"  # type: ignore[union-attr]
+
+
+def test_a_discard_before_a_kongs_replacement_is_a_short_hand() -> None:
+    """The dealer lays an 暗槓 down and discards before drawing its replacement: its hand
+    is a tile short (hand_size, §3 相公), told to the referee in words."""
+    t = Script(quiet())
+    t.kong(0, "P", "concealed")
+    seq = t.seq + 1
+    out = t.discard(0, "2m")
+    assert t.violations() == [(seq, 0, "hand_size")]
+    assert out[0].detail == "seat 0 discarded before its kong's replacement (short)"  # type: ignore[union-attr]
 
 
 def test_a_concealed_kong_of_four_unlike_tiles_is_impossible() -> None:
