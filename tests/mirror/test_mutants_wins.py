@@ -373,6 +373,24 @@ def test_win_pressed_with_no_tile_to_win_on_names_no_winning_tile() -> None:
 # --- 天胡, 天聽 and 八仙過海 timings (§4, §5) --------------------------------------------
 
 
+def test_heavenly_ready_on_a_hand_not_ready_is_void_and_the_public_sees_the_button() -> None:
+    """D7: seat 1 presses 天聽 on a hand that is not ready: void, flagged for the referee in
+    words. The public still sees the button pressed while the hand is played (learning
+    that it is void would tell that the hand is not ready); at the hand's end it sees no
+    declaration."""
+    t = Script(quiet())
+    seq = t.seq + 1
+    out = t.button(1, "ready")
+    assert t.violations() == [(seq, 1, "void_declaration")]
+    assert out[0].detail == "seat 1 declared ready on a hand that is not ready"  # type: ignore[union-attr]
+    public = t.mirror.snapshot()["hand"]["seats"][1]
+    assert public["declared"] == "heavenly_ready"
+    t.discard(0, "2m")
+    t.burn(0)
+    assert t.hand().result == "drawn"
+    assert t.mirror.snapshot()["hand"]["seats"][1]["declared"] is None
+
+
 def test_heavenly_win_on_the_dealt_hand() -> None:
     """The dealer's dealt 17 tiles win: 天胡 16, which excludes 門清 and 不求 (and has no
     獨聽: a dealt hand has no wait)."""
@@ -565,10 +583,31 @@ def test_a_hand_revealed_with_no_win_declared_is_impossible() -> None:
     t = Script(quiet({2: READY_W}))
     t.discard(0, "2m")
     seq = t.seq + 1
-    t.reveal(2)
+    out = t.reveal(2)
     assert t.faults() == [(seq, "impossible")]
+    assert out[0].detail == "seat 2 revealed a hand with no 胡 declared"  # type: ignore[union-attr]
     assert t.violations() == []
     assert t.hands() == []
+
+
+def test_a_reveal_unlike_the_hand_seen_names_both() -> None:
+    """Seat 2 self-draws its 9s and presses 胡; its reveal reads a 3m where the mirror saw
+    its 2m: a misread (impossible, replay-format.md), the detail naming the tiles read and
+    the tiles seen in tile order, so a referee can tell the sensor's error at a glance."""
+    t = Script(quiet({2: READY_W}))
+    t.discard(0, "2m")
+    t.cycle(1)
+    t.draw(2, "9s")
+    t.button(2, "win")
+    tiles = list(t.concealed[2])
+    tiles[tiles.index(t.ids(2, "2m")[0])] = t.alloc("3m")
+    seq = t.seq + 1
+    out = t.emit({"kind": "hand_revealed", "seat": 2, "tiles": tiles})
+    assert t.faults(out) == [(seq, "impossible")]
+    assert out[0].detail == (  # type: ignore[union-attr]
+        "seat 2 revealed 3m 3m 4m 6m 7m 8m 6p 6p 6p 2s 3s 4s 7s 8s 9s W W; "
+        "the mirror saw 2m 3m 4m 6m 7m 8m 6p 6p 6p 2s 3s 4s 7s 8s 9s W W"
+    )
 
 
 # --- the tiles after a win ---------------------------------------------------------------
@@ -815,3 +854,39 @@ def test_a_dead_hands_ready_declaration_is_void() -> None:
     t.button(2, "ready")
     assert t.violations()[-1] == (seq, 2, "void_declaration")
     assert t.seat_state(2)["declared"] is None
+
+
+# --- a referee's statement of a hand's result (a `hand` ruling, through the fold) -------
+
+
+def test_a_hand_voided_during_the_deal_is_dealt_again_as_the_same_deal() -> None:
+    """The dealer's first four tiles are dealt, and the referee voids the hand there (dealt
+    wrong): no record, and the deal stays (rulings.py). The table shuffles and deals again:
+    no fault (the voided hand is over), the same dealer at 連0, and the hand is the
+    session's first."""
+    t = Script(quiet(), deal=False)
+    t.open_hand()
+    for code in ("P", "P", "P", "P"):
+        t.draw(0, code)
+    at = t.events[-1]
+    t.new_hand(quiet())
+    t.discard(0, "2m")
+    t.burn(0)
+    void = {"kind": "hand", "boot_id": 1, "seq": at.seq, "result": "void", "reason": "dealt wrong"}
+    out = refolded(t, void)
+    assert [r for r in out if not isinstance(r, (HandRecord, Violation))] == []
+    (hand,) = [r for r in out if isinstance(r, HandRecord)]
+    assert (hand.hand, hand.result, hand.dealer, hand.streak) == (1, "drawn", 0, 0)
+
+
+def test_a_hand_ruling_after_the_hand_ended_cannot_be_followed() -> None:
+    """Seat 2 won the dealer's 6s; a ruling that the hand was drawn, named at the reveal
+    after that win, names no hand under way: refused, with the reason in words."""
+    t = Script(quiet({2: READY_W}, extra="6s"))
+    t.discard(0, "6s")
+    t.win(2)
+    assert t.hand().result == "win"
+    at = t.events[-1]
+    drawn = {"kind": "hand", "boot_id": 1, "seq": at.seq, "result": "drawn", "reason": "x"}
+    with pytest.raises(ValueError, match=r"^no hand is under way at that event to decide$"):
+        refolded(t, drawn)
