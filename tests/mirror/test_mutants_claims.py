@@ -3,6 +3,7 @@ D12; replay-format.md). Every expected value comes from the rules text."""
 
 from __future__ import annotations
 
+from table_service.mirror.records import Violation
 from tests.mirror.script import QUIET, Script, quiet
 
 
@@ -179,6 +180,8 @@ def test_passed_pong_after_the_tile_was_chowed() -> None:
     pong = t.seq + 2  # the button, then the meld
     t.pong(2, 1)
     assert t.violations() == [(discard, 1, "restriction_6"), (pong, 2, "passed_pong")]
+    (breach,) = [r for r in t.records if isinstance(r, Violation) and r.seq == discard]
+    assert breach.detail == "seat 1 discarded 2m right after claiming it (禁制 6)"
 
 
 def test_a_ponged_tile_leaves_the_discarders_discards() -> None:
@@ -275,6 +278,35 @@ def test_a_flower_discarded_is_named_in_its_detail() -> None:
     out = t.discard(1, "h3")
     assert t.violations() == [(seq, 1, "flower_discarded")]
     assert out[0].detail == "seat 1 discarded a flower (h3)"  # type: ignore[union-attr]
+
+
+def test_a_flower_drawn_in_play_and_kept_is_flagged_once() -> None:
+    """§2: a flower drawn during play is revealed at once and replaced. Seat 1 keeps the h1
+    it drew and discards another tile: replacement_order, told in words; kept a go-round
+    longer, it is the same breach, not flagged again."""
+    t = Script(quiet())
+    t.discard(0, "2m")
+    t.draw(1, "h1")
+    seq = t.seq + 1
+    out = t.discard(1, "9p")
+    assert t.violations() == [(seq, 1, "replacement_order")]
+    assert out[0].detail == "seat 1 kept a flower in hand"  # type: ignore[union-attr]
+    t.cycle(2)
+    t.cycle(3)
+    t.cycle(0)
+    t.cycle(1)
+    assert t.violations() == [(seq, 1, "replacement_order")]
+
+
+def test_a_dealt_flower_kept_past_the_first_discard_is_flagged() -> None:
+    """§2 補花: after the deal each player reveals its flowers. Seat 2 still holds its dealt
+    h2 when the dealer makes the hand's first discard: replacement_order for seat 2, told
+    in words."""
+    t = Script(quiet({2: QUIET[2].replace("9s 9s 9s 9s", "9s 9s 9s h2")}))
+    seq = t.seq + 1
+    out = t.discard(0, "2m")
+    assert t.violations() == [(seq, 2, "replacement_order")]
+    assert out[0].detail == "seat 2 kept a dealt flower (補花)"  # type: ignore[union-attr]
 
 
 # --- own kongs ---------------------------------------------------------------------------
