@@ -280,6 +280,26 @@ def test_intercepted_win_the_nearest_legal_claim_is_decided_at_its_reveal() -> N
     assert len(t.hands()) == 1
 
 
+def test_a_press_after_a_late_win_was_decided_lost_to_it() -> None:
+    """Seat 2 presses 胡 after seat 1 discarded and reveals it with the dealer's 6s: late
+    (D3), a 詐胡 on that 6s, judged. Seat 3 presses 胡 after that decision: a press on the
+    tile just decided, the button alone (replay-format.md), no fault; its hand cannot take
+    the 6s, so it still declared a false win."""
+    t = Script(quiet({2: READY_W}, extra="6s"))
+    t.discard(0, "6s")
+    six = t.offered
+    t.cycle(1, "4m")
+    t.button(2, "win")
+    t.reveal(2, [*t.concealed[2], six])  # type: ignore[list-item]
+    hand = t.hand()
+    assert (hand.result, hand.seat, hand.winning_tile) == ("false_win", 2, "6s")
+    press = t.seq + 1
+    out = t.button(3, "win")
+    assert t.faults() == []
+    assert t.violations(out) == [(press, 3, "false_win")]
+    assert len(t.hands()) == 1
+
+
 def test_a_late_win_on_another_tile_is_judged_at_its_reveal_while_a_kong_may_be_robbed() -> None:
     """Seat 1 pongs the dealer's 6p (seat 3 lets it go: 過水, cleared by its next discard)
     and later adds its fourth 6p out of turn (out_of_turn, 相公): seat 3 (waits 6p 9p) could
@@ -368,6 +388,10 @@ def test_win_pressed_with_no_tile_to_win_on_names_no_winning_tile() -> None:
     assert (hand.result, hand.seat, hand.codes, hand.tai) == ("false_win", 2, ["false_win"], 0)
     assert hand.winning_tile is None
     assert t.faults() == []
+    flagged = [r for r in t.records if isinstance(r, Violation)]
+    assert [(v.seat, v.code, v.detail) for v in flagged] == [
+        (2, "false_win", "seat 2 declared 胡 on a hand that does not win")
+    ]
 
 
 # --- 天胡, 天聽 and 八仙過海 timings (§4, §5) --------------------------------------------
@@ -890,3 +914,17 @@ def test_a_hand_ruling_after_the_hand_ended_cannot_be_followed() -> None:
     drawn = {"kind": "hand", "boot_id": 1, "seq": at.seq, "result": "drawn", "reason": "x"}
     with pytest.raises(ValueError, match=r"^no hand is under way at that event to decide$"):
         refolded(t, drawn)
+
+
+def test_a_hand_ruling_with_the_winner_as_its_payer_is_refused_in_words() -> None:
+    """A win on a discard is paid by its discarder: a ruling naming the winner as its own
+    payer cannot be followed, and the referee is told why."""
+    t = Script(quiet({2: READY_W}))
+    t.discard(0, "2m")
+    t.cycle(1, "6s")
+    at = t.events[-1]
+    ruling = {"kind": "hand", "boot_id": 1, "seq": at.seq, "result": "win", "seat": 2,
+              "how": "discard", "payer": 2, "tile": "6s",
+              "concealed": [*READY_W.split(), "6s"], "reason": "x"}  # fmt: skip
+    with pytest.raises(ValueError, match=r"^seat 2 cannot pay for its own win$"):
+        refolded(t, ruling)
