@@ -298,6 +298,8 @@ def test_a_press_after_a_late_win_was_decided_lost_to_it() -> None:
     assert t.faults() == []
     assert t.violations(out) == [(press, 3, "false_win")]
     assert len(t.hands()) == 1
+    late = [r for r in t.records if isinstance(r, Violation) and r.code == "late_claim"]
+    assert [v.detail for v in late] == ["seat 2 declared 胡 on a discard after its window closed"]
 
 
 def test_a_late_win_on_another_tile_is_judged_at_its_reveal_while_a_kong_may_be_robbed() -> None:
@@ -327,6 +329,111 @@ def test_a_late_win_on_another_tile_is_judged_at_its_reveal_while_a_kong_may_be_
         "dead_hand_claim",
         "late_claim",
         "false_win",
+    ]
+
+
+def test_a_late_win_revealed_with_a_yet_earlier_discard_is_flagged_late_once() -> None:
+    """As above, but seat 1's 胡 (pressed on the dealer's discard, already late: the 加槓
+    closed its window) is revealed with seat 3's discard before it: judged on that tile,
+    paid by nobody (a 詐胡), and late once: one late_claim for one press."""
+    t = Script(quiet({1: PONG_6P, 3: READY_C}, extra="6p"))
+    t.discard(0, "6p")
+    t.pong(1, 0)
+    t.discard(1, "E")
+    t.cycle(2)
+    t.cycle(3)
+    older = t.offered
+    t.cycle(0)
+    t.kong(1, "6p", "added", press=False)
+    press = t.seq + 1
+    t.button(1, "win")
+    t.reveal(1, [*t.concealed[1], older])
+    hand = t.hand()
+    assert (hand.result, hand.seat) == ("false_win", 1)
+    assert hand.codes == ["dead_hand_claim", "late_claim", "false_win"]
+    assert [v for v in t.violations() if v[0] == press] == [
+        (press, 1, "dead_hand_claim"),
+        (press, 1, "late_claim"),
+        (press, 1, "false_win"),
+    ]
+
+
+def test_an_overturned_late_claim_and_pass_leave_the_win_on_the_earlier_discard() -> None:
+    """Seat 2's 胡 revealed with the dealer's 6s after seat 1 discarded: late (D3) and under
+    過水 (D1). The referee overturns both (the press was in time, the sensor slow): the
+    claim is the win it was, on the 6s, paid by the dealer."""
+    t = Script(quiet({2: READY_W}, extra="6s"))
+    t.discard(0, "6s")
+    six = t.offered
+    t.cycle(1, "4m")
+    t.button(2, "win")
+    press = t.events[-1]
+    t.reveal(2, [*t.concealed[2], six])  # type: ignore[list-item]
+    assert t.hand().result == "false_win"
+    verdicts = [
+        {"kind": "verdict", "boot_id": 1, "seq": press.seq, "seat": 2, "code": code,
+         "decision": "overturn", "reason": "the sensor was slow"}
+        for code in ("passed_win", "late_claim")
+    ]  # fmt: skip
+    (hand,) = [r for r in refolded(t, *verdicts) if isinstance(r, HandRecord)]
+    assert (hand.result, hand.kind, hand.seat, hand.payer) == ("win", "discard", 2, 0)
+    assert (hand.winning_tile, hand.codes) == ("6s", [])
+
+
+def test_a_late_win_leaves_a_pong_of_the_later_discard_standing() -> None:
+    """Seat 3 pongs seat 1's 4m; seat 2 then presses 胡 and reveals with the dealer's 6s
+    before it: a late claim (D3) on the 6s, not a 胡 on the 4m, so it takes nothing from
+    seat 3's pong, which stands."""
+    t = Script(quiet({2: READY_W, 3: QUIET[3].replace("9m 9m", "4m 4m", 1)}, extra="6s"))
+    t.discard(0, "6s")
+    six = t.offered
+    t.cycle(1, "4m")
+    t.pong(3, 1)
+    t.button(2, "win")
+    t.reveal(2, [*t.concealed[2], six])  # type: ignore[list-item]
+    hand = t.hand()
+    assert (hand.result, hand.seat, hand.winning_tile) == ("false_win", 2, "6s")
+    melds = t.mirror.snapshot()["hand"]["seats"][3]["melds"]
+    assert [(m["kind"], m["tiles"], m["from_seat"]) for m in melds] == [
+        ("pong", ["4m", "4m", "4m"], 1)
+    ]
+
+
+TWO_PONGS = "7s 7s 4s 4s E E E S S S 1p 1p 1p 9p 9p 9p"  # seat 1: pongs 7s and 4s
+READY_14S = "2m 3m 4m 6m 7m 8m 2p 3p 4p 6p 7p 8p 2s 3s C C"  # seat 3: waits 1s 4s
+
+
+def test_robbing_the_second_of_two_added_kongs_leaves_the_first() -> None:
+    """Seat 1 pongs a 7s and a 4s, adds the fourth 7s (加槓), then the fourth 4s, which seat
+    3 robs (搶槓, §3: the adder pays as a discarder). Only the robbed kong falls back to its
+    pong; the 7s kong stays a kong."""
+    t = Script(quiet({1: TWO_PONGS, 3: READY_14S}, extra="7s"))
+    t.discard(0, "7s")
+    t.pong(1, 0)
+    t.discard(1, "E")
+    t.cycle(2, "4s")
+    t.pong(1, 2)
+    t.discard(1, "E")
+    t.cycle(2)
+    t.cycle(3)  # its discard clears the 過水 of the 4s it let go (D1)
+    t.cycle(0)
+    t.draw(1, "7s")
+    t.kong(1, "7s", "added")
+    t.replacement(1)
+    t.discard(1, "E")
+    t.cycle(2)
+    t.cycle(3)
+    t.cycle(0)
+    t.draw(1, "4s")
+    t.kong(1, "4s", "added")
+    t.win(3)
+    assert t.violations() == []
+    hand = t.hand()
+    assert (hand.result, hand.kind, hand.seat, hand.payer) == ("win", "robbing_kong", 3, 1)
+    melds = t.mirror.snapshot()["hand"]["seats"][1]["melds"]
+    assert [(m["kind"], m["tiles"]) for m in melds] == [
+        ("kong_added", ["7s", "7s", "7s", "7s"]),
+        ("pong", ["4s", "4s", "4s"]),
     ]
 
 
