@@ -1035,3 +1035,63 @@ def test_a_hand_ruling_with_the_winner_as_its_payer_is_refused_in_words() -> Non
               "concealed": [*READY_W.split(), "6s"], "reason": "x"}  # fmt: skip
     with pytest.raises(ValueError, match=r"^seat 2 cannot pay for its own win$"):
         refolded(t, ruling)
+
+
+def ruled_mirror(t: Script, *rulings: dict[str, Any]) -> tuple[TableMirror, HandRecord]:
+    """The mirror after the script's stream is folded again through the rulings, and the
+    one hand record it made."""
+    mirror = TableMirror(t.table)
+    ruled = in_force((i + 1, parse_ruling(r)) for i, r in enumerate(rulings))
+    out = fold(mirror, "session", None, t.session.model_dump(mode="json"), ruled)
+    for event in t.events:
+        out += fold(mirror, "event", event, None, ruled)
+    (hand,) = [r for r in out if isinstance(r, HandRecord)]
+    return mirror, hand
+
+
+def test_a_win_on_a_discard_ruled_by_code_takes_the_discarded_tile() -> None:
+    """Seat 2 won seat 1's 6s but its 胡 and reveal were never read. The referee states the
+    win, naming the tile by its code: the copy seat 1 discarded is the one won (not
+    another copy from the wall), so it leaves seat 1's discards for seat 2's hand."""
+    t = Script(quiet({2: READY_W}))
+    t.discard(0, "2m")
+    t.cycle(1, "6s")
+    six = t.offered
+    ruling = {"kind": "hand", "boot_id": 1, "seq": t.seq, "result": "win", "seat": 2,
+              "how": "discard", "payer": 1, "tile": "6s",
+              "concealed": [*READY_W.split(), "6s"], "reason": "seen by all"}  # fmt: skip
+    mirror, hand = ruled_mirror(t, ruling)
+    assert (hand.result, hand.kind, hand.seat, hand.payer) == ("win", "discard", 2, 1)
+    assert hand.winning_tile == "6s"
+    seats = mirror.snapshot(concealed=True)["hand"]["seats"]
+    assert seats[1]["discards"] == []
+    assert six in seats[2]["concealed_ids"]
+
+
+def test_a_robbed_kong_ruled_by_code_takes_the_added_tile() -> None:
+    """Seat 1 adds its fourth 4s to its pong; seat 3 robbed it (搶槓) but its 胡 was never
+    read. The referee states the win naming the tile by code: the tile robbed is the one
+    added, so seat 1's kong falls back to the pong it was (its three tiles) and seat 3
+    holds the added 4s."""
+    seat1 = "4s 4s 4s E E E S S S 1p 1p 1p 9p 9p 9p 2p"
+    t = Script(quiet({1: seat1, 3: READY_14S}, extra="4s"))
+    t.discard(0, "4s")
+    t.pong(1, 0)
+    pong_ids = list(t.melds[1][0][1])
+    t.discard(1, "E")
+    t.cycle(2)
+    t.cycle(3)  # clears the 過水 of the 4s it let go (D1)
+    t.cycle(0)
+    t.draw(1)
+    t.kong(1, "4s", "added")
+    added = t.offered
+    ruling = {"kind": "hand", "boot_id": 1, "seq": t.seq, "result": "win", "seat": 3,
+              "how": "robbing_kong", "payer": 1, "tile": "4s",
+              "concealed": [*READY_14S.split(), "4s"], "reason": "seen by all"}  # fmt: skip
+    mirror, hand = ruled_mirror(t, ruling)
+    assert (hand.result, hand.kind, hand.seat, hand.payer) == ("win", "robbing_kong", 3, 1)
+    seats = mirror.snapshot(concealed=True)["hand"]["seats"]
+    assert [(m["kind"], sorted(m["ids"])) for m in seats[1]["melds"]] == [
+        ("pong", sorted(pong_ids))
+    ]
+    assert added in seats[3]["concealed_ids"]
