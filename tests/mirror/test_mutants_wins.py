@@ -239,6 +239,10 @@ def test_a_dead_seat_pressing_after_the_win_is_a_dead_hand_claim() -> None:
         (press, 1, "dead_hand_claim"),
         (press, 1, "false_win"),  # its hand does not take the 6s either
     ]
+    assert [r.detail for r in t.records if isinstance(r, Violation) and r.seq == press] == [
+        "seat 1 is 相公 and declared 胡",
+        "seat 1 declared 胡 on a hand that does not win",
+    ]
     assert t.hand().net[1] == 0
 
 
@@ -255,8 +259,9 @@ def test_a_seat_under_pass_water_pressing_after_the_win_is_a_passed_win() -> Non
     t.win(3)
     assert (t.hand().result, t.hand().seat, t.hand().payer) == ("win", 3, 0)
     press = t.seq + 1
-    t.button(2, "win")
+    out = t.button(2, "win")
     assert t.violations() == [(press, 2, "passed_win")]
+    assert out[0].detail == "seat 2 declared 胡 while 過水 (D1)"  # type: ignore[union-attr]
     assert t.hand().net[2] == 0
 
 
@@ -346,7 +351,11 @@ def test_a_late_win_revealed_with_a_yet_earlier_discard_is_flagged_late_once() -
     t.cycle(0)
     t.kong(1, "6p", "added", press=False)
     press = t.seq + 1
-    t.button(1, "win")
+    out = t.button(1, "win")
+    assert [r.detail for r in out if isinstance(r, Violation)] == [
+        "seat 1 is 相公 and declared 胡",
+        "seat 1 declared 胡 on a discard after its window closed",
+    ]
     t.reveal(1, [*t.concealed[1], older])
     hand = t.hand()
     assert (hand.result, hand.seat) == ("false_win", 1)
@@ -1095,3 +1104,78 @@ def test_a_robbed_kong_ruled_by_code_takes_the_added_tile() -> None:
         ("pong", sorted(pong_ids))
     ]
     assert added in seats[3]["concealed_ids"]
+
+
+# --- the details of a barred 胡 (what the referee reads beside each code) -------------
+
+
+def _restriction_2() -> Script:
+    """Seat 1's 碰槓 of the dealer's 7p, then a win on its replacement (禁制 2)."""
+    t = Script(quiet({1: "7p 7p 7p 2m 3m 4m 6m 7m 8m 2s 3s 4s 6p 6p 6p 8s"}, extra="7p"))
+    t.discard(0, "7p")
+    t.kong(1, "7p", "exposed", from_seat=0)
+    t.replacement(1, "8s")
+    return t
+
+
+def _restriction_4() -> Script:
+    """Seat 2 takes its winning 8s in seat 1's turn (禁制 4)."""
+    t = Script(quiet({2: READY_8S}))
+    t.discard(0, "2m")
+    t.draw(2, "8s")
+    return t
+
+
+def _restriction_5() -> Script:
+    """Seat 1 keeps its drawn 8p, 暗槓 3p, wins on the replacement 5s; the dealer's 2s,
+    one of its waits, was discarded this go-round (禁制 5)."""
+    dealer = QUIET[0].replace("5s 5s 5s 5s", "5s 5s 5s 8p") + " 2s"
+    t = Script(quiet({0: dealer, 1: "3p 3p 3p 3p 2m 3m 4m 6m 7m 8m 2s 3s 4s 3s 4s 8p"}))
+    t.discard(0, "2s")
+    t.draw(1, "8p")
+    t.kong(1, "3p", "concealed")
+    t.replacement(1, "5s")
+    return t
+
+
+def _restriction_8() -> Script:
+    """Seat 2 showed a 2m by its own fault; the dealer's 2m completes it (禁制 8)."""
+    t = Script(quiet({2: "2m 2m 6p 6p 2s 3s 4s 6s 7s 8s 6m 7m 8m 2p 3p 4p"}, extra="2m"))
+    t.shown(2, "2m")
+    t.discard(0, "2m")
+    return t
+
+
+@pytest.mark.parametrize(
+    ("scene", "seat", "code", "detail"),
+    [
+        (_restriction_2, 1, "restriction_2", "seat 1 self-drew on a 碰槓 replacement (禁制 2)"),
+        (
+            _restriction_4,
+            2,
+            "restriction_4",
+            "seat 2's self-draw did not begin with a draw in turn (禁制 4)",
+        ),
+        (
+            _restriction_5,
+            1,
+            "restriction_5",
+            "seat 1's 暗槓 replacement win waits on a tile discarded this go-round (禁制 5)",
+        ),
+        (
+            _restriction_8,
+            2,
+            "restriction_8",
+            "seat 2 won on a discard that completes tiles it had shown (禁制 8)",
+        ),
+    ],
+)
+def test_a_barred_win_is_told_in_words(scene: Any, seat: int, code: str, detail: str) -> None:
+    """A 胡 a rule bars (§3 行牌禁制) is flagged at its press with the rule in words (a seat
+    that took its tile out of turn is 相公 too, flagged beside it)."""
+    t = scene()
+    press = t.seq + 1
+    t.win(seat)
+    flagged = [r for r in t.records if isinstance(r, Violation) and r.seq == press]
+    assert (seat, code, detail) in [(v.seat, v.code, v.detail) for v in flagged]
+    assert t.hand().result == "false_win"
