@@ -1179,3 +1179,26 @@ def test_a_barred_win_is_told_in_words(scene: Any, seat: int, code: str, detail:
     flagged = [r for r in t.records if isinstance(r, Violation) and r.seq == press]
     assert (seat, code, detail) in [(v.seat, v.code, v.detail) for v in flagged]
     assert t.hand().result == "false_win"
+
+
+def test_after_a_hand_ruled_drawn_the_next_hand_is_judged_as_usual() -> None:
+    """The referee rules the first hand a 荒局 (the wall collapsed) after seat 1's discard;
+    the table deals the next hand, the dealer keeping the deal (§2 連莊: 連1), and seat 2
+    wins the dealer's 6s with seat 1 nearer after it (攔胡 is checked): both hands are
+    recorded, nothing is faulted."""
+    t = Script(quiet())
+    t.discard(0, "2m")
+    t.cycle(1)
+    at = t.events[-1]
+    t.new_hand(quiet({2: READY_W}, extra="6s"))
+    t.discard(0, "6s")
+    t.win(2)
+    ruling = {"kind": "hand", "boot_id": 1, "seq": at.seq, "result": "drawn",
+              "reason": "the wall collapsed"}  # fmt: skip
+    out = refolded(t, ruling)
+    assert [r for r in out if not isinstance(r, (HandRecord, Violation))] == []
+    hands = [r for r in out if isinstance(r, HandRecord)]
+    assert [(h.result, h.dealer, h.streak, h.seat, h.payer) for h in hands] == [
+        ("drawn", 0, 0, None, None),
+        ("win", 0, 1, 2, 0),
+    ]
