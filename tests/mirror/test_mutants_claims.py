@@ -99,8 +99,9 @@ def test_a_meld_listing_one_tile_twice_is_a_tile_twice_fault_and_changes_nothing
     own = t.ids(1, "2m")[0]
     seq = t.seq + 1
     body = {"kind": "meld_exposed", "seat": 1, "meld": "pong", "from_seat": 0}
-    t.emit({**body, "tiles": [t.offered, own, own]})
+    out = t.emit({**body, "tiles": [t.offered, own, own]})
     assert t.faults() == [(seq, "tile_twice")]
+    assert out[0].detail == f"a meld lists one tile id twice: {[t.offered, own, own]}"  # type: ignore[union-attr]
     assert t.violations() == []
     assert t.seat_state(1)["melds"] == []
 
@@ -114,8 +115,23 @@ def test_a_meld_with_a_flower_in_it_is_impossible_and_changes_nothing() -> None:
         {"kind": "meld_exposed", "seat": 1, "meld": "pong", "from_seat": 0, "tiles": tiles}
     )
     assert t.faults(out) == [(seq, "impossible")]
+    assert out[0].detail == "a meld with a flower in it: 2m 2m h1"  # type: ignore[union-attr]
     assert t.violations(out) == []
     assert t.seat_state(1)["melds"] == []
+
+
+def test_a_meld_after_a_win_is_impossible() -> None:
+    """Seat 2 won the dealer's 6s; a pong reported after it cannot happen (impossible,
+    replay-format.md), and the detail says why."""
+    t = Script(quiet({2: "2m 3m 4m 6m 7m 8m 2s 3s 4s 6p 6p 6p 7s 8s W W"}, extra="6s"))
+    t.discard(0, "6s")
+    t.win(2)
+    assert t.hand().result == "win"
+    seq = t.seq + 1
+    body = {"kind": "meld_exposed", "seat": 1, "meld": "pong", "from_seat": 0}
+    out = t.emit({**body, "tiles": t.ids(1, "9p 9p 9p")})
+    assert t.faults(out) == [(seq, "impossible")]
+    assert out[0].detail == "a meld while over"  # type: ignore[union-attr]
 
 
 def test_a_pong_with_no_discard_to_claim_is_impossible() -> None:
