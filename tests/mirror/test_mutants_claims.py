@@ -3,7 +3,7 @@ D12; replay-format.md). Every expected value comes from the rules text."""
 
 from __future__ import annotations
 
-from table_service.mirror.records import Violation
+from table_service.mirror.records import Fault, Violation
 from tests.mirror.script import QUIET, Script, quiet
 
 
@@ -142,6 +142,9 @@ def test_a_pong_with_no_discard_to_claim_is_impossible() -> None:
     tiles = t.ids(1, "9p 9p 9p")
     t.emit({"kind": "meld_exposed", "seat": 1, "meld": "pong", "from_seat": 0, "tiles": tiles})
     assert (seq, "impossible") in t.faults()
+    assert "seat 1 exposed a pong with no discard to claim" in [
+        r.detail for r in t.records if isinstance(r, Fault)
+    ]
 
 
 ADDER = "E E E E S S S S 1p 1p 1p 1p 9p 9p 7p 7p"  # seat 1: a pair of 7p
@@ -165,8 +168,11 @@ def test_a_pong_of_the_last_discard_after_the_next_draw_and_a_kong_is_late() -> 
     assert t.seat_state(0)["discards"][-1] == "2m"
     seq = t.seq + 1
     tiles = [two, *t.ids(2, "2m 2m")]
-    t.emit({"kind": "meld_exposed", "seat": 2, "meld": "pong", "from_seat": 0, "tiles": tiles})
+    out = t.emit(
+        {"kind": "meld_exposed", "seat": 2, "meld": "pong", "from_seat": 0, "tiles": tiles}
+    )
     assert t.violations() == [(seq, 2, "late_claim")]
+    assert out[0].detail == "seat 2 claimed a pong after its window closed"  # type: ignore[union-attr]
     assert t.faults() == []
 
 
