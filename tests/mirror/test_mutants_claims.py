@@ -185,6 +185,7 @@ def test_a_pong_of_three_different_tiles_is_impossible() -> None:
     tiles = [t.offered, *t.ids(1, "3m 4m")]
     t.emit({"kind": "meld_exposed", "seat": 1, "meld": "pong", "from_seat": 0, "tiles": tiles})
     assert (seq, "impossible") in t.faults()
+    assert "2m 3m 4m is not a pong" in [r.detail for r in t.records if isinstance(r, Fault)]
 
 
 CHOW_2M = "E E E E S S S S 1p 1p 1p 1p 9p 2m 3m 4m"  # seat 1: chows 2m with 3m 4m, keeps a 2m
