@@ -37,11 +37,8 @@ class WinsMixin(MirrorCore):
         button = body.button.name
         hand = self.hand
         if button == "WIN":
-            if hand is not None and hand.phase == "over" and self._lost_press(body.seat):
-                self._press_after_decision(hand, body.seat)
-                return
             if hand is None or hand.phase != "play":
-                self._fault("impossible", f"seat {body.seat} pressed 胡 with no hand in play")
+                self._press_out_of_play(hand, body.seat)
                 return
             self._declare_win(hand, body.seat)
         elif button == "READY" and hand is not None and hand.phase == "play":
@@ -53,6 +50,14 @@ class WinsMixin(MirrorCore):
                 pending.winners.discard(body.seat)
             if hand.turn == body.seat and hand.step == "draw" and hand.drawable == 1:
                 self._end_drawn()  # D5: declining the 海底 ends the hand as 荒局
+
+    def _press_out_of_play(self, hand: HandState | None, seat: int) -> None:
+        """A 胡 pressed with no hand in play: one that lost on priority to the win just
+        decided (the button alone), or an impossible press."""
+        if hand is not None and hand.phase == "over" and self._lost_press(seat):
+            self._press_after_decision(hand, seat)
+        else:
+            self._fault("impossible", f"seat {seat} pressed 胡 with no hand in play")
 
     def _declare_ready(self, hand: HandState, s: SeatState) -> None:
         if s.declared:
@@ -90,6 +95,10 @@ class WinsMixin(MirrorCore):
         if previous is not None and previous.seat == seat:
             return  # the same 胡 pressed again
         claim = self._win_claim(hand, s)
+        if previous is not None and not _rivals(previous, claim):
+            self._judge()  # a 胡 of another kind: the first is decided, and ends the hand
+            self._press_out_of_play(self.hand, seat)  # so this press came after it
+            return
         at = (claim.boot_id, claim.seq)
         if not self._upheld(seat, "false_win", at) and not self._wins(hand, s, claim):
             self._record_bars(seat, [*claim.codes, "false_win"])  # shown with their rulings
@@ -98,14 +107,11 @@ class WinsMixin(MirrorCore):
         claim.codes = [code for code in claim.codes if self._upheld(seat, code, at)]
         if claim.how in _ON_A_TILE:
             claim.legal = not claim.codes and self._may_win_on(hand, s, hand.pending)
-        if previous is not None:
-            if _rivals(previous, claim):  # 攔胡: the better claim stands, the other press loses
-                if _rank(previous) <= _rank(claim):
-                    self._lost_on_priority(hand, claim)
-                    return
-                self._lost_on_priority(hand, previous)
-            else:
-                self._judge()
+        if previous is not None:  # 攔胡: the better claim stands, the other press loses
+            if _rank(previous) <= _rank(claim):
+                self._lost_on_priority(hand, claim)
+                return
+            self._lost_on_priority(hand, previous)
         self._claim = claim
         if claim.flower_win is not None and not s.is_complete():
             self._judge()

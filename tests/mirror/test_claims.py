@@ -443,3 +443,22 @@ def test_intercepted_win_a_false_press_that_lost_is_still_a_false_win() -> None:
         hand = t.hand()
         assert (hand.result, hand.seat, hand.payer) == ("win", 2, 0)
         assert hand.net[1] == 0
+
+
+def test_a_win_pressed_after_another_kind_of_win_ended_the_hand_pays_nothing() -> None:
+    """The dealer's 6s goes by; seat 1 draws its 9p and presses 胡 (a self-draw); seat 2
+    then presses 胡 on the old 6s and reveals. One hand, one winner (§3): seat 1's
+    self-draw is decided at seat 2's press, which came after the hand ended and settles
+    nothing (not a second hand record paid twice)."""
+    t = Script(quiet({1: "2m 3m 4m 6m 7m 8m 2p 2p 2p 2s 3s 4s 7p 8p E E", 2: READY_69S},
+                     extra="6s"))  # fmt: skip
+    t.discard(0, "6s")
+    t.draw(1, "9p")
+    t.button(1, "win")
+    t.button(2, "win")
+    t.reveal(2, [*t.concealed[2], t.offered])  # type: ignore[list-item]
+    t.reveal(1)
+    t.finish()
+    (hand,) = t.hands()
+    assert (hand.result, hand.kind, hand.seat) == ("win", "self_draw", 1)
+    assert t.mirror.hands == 1
