@@ -40,7 +40,7 @@ def ahead_of(hand: HandState, seat: int, pass_no: int) -> int | None:
     for other in hand.seats:
         if other.seat == seat:
             continue
-        waiting = list(other.owed_passes)
+        waiting = [p for p in other.owed_passes if p]  # 0: out of order, flagged already
         waiting += [hand.flower_pass.get(t, 1) for t in other.concealed if is_flower_tile(t)]
         if any(place(hand, other.seat, p) < mine for p in waiting):
             return other.seat

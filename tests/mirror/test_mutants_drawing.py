@@ -539,3 +539,17 @@ def test_a_flower_revealed_from_the_wall_is_impossible() -> None:
         f"seat 1 revealed h1 (id {FLOWER_BASE}), which is still in the wall"
     )
     assert t.violations() == []
+
+
+def test_after_a_flower_revealed_out_of_its_pass_the_dealer_replaces_first() -> None:
+    """§2: the 補花 starts with the dealer. Seat 1 lays its h2 face up before the dealer
+    has replaced its h1 (flagged); the dealer then draws its replacement, first as the
+    rule says, and is not flagged for going before seat 1."""
+    t = Script(quiet({0: DEALER_H1, 1: SEAT1_H2}))
+    t.flower(0, "h1")
+    seq = t.seq + 1
+    t.flower(1, "h2")
+    t.replacement(0, "2s")
+    t.replacement(1, "3s")
+    t.discard(0, "2m")
+    assert t.violations() == [(seq, 1, "replacement_order")]
