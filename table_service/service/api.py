@@ -627,16 +627,6 @@ def create_app(
         """Faults newest first, a page of `limit` below the fault `before`."""
         return list(await db(store.faults, table, session_id, limit, before))
 
-    @app.get("/api/corrections", responses=READ, include_in_schema=False)
-    async def corrections(
-        table: TableFilter = None,
-        session_id: SessionFilter = None,
-        limit: Limit = 100,
-        before: Before = None,
-    ) -> list[CorrectionRow]:
-        """Corrections newest first, a page of `limit` below the correction `before`."""
-        return list(await db(store.corrections, table, session_id, limit, before))
-
     # --- writes -----------------------------------------------------------------------
 
     @app.post("/api/tables/{table}/session", status_code=201, responses={**ADMIN, **BODY})
@@ -694,6 +684,7 @@ def create_app(
         return Created(id=(await rule(table, body.model_dump(mode="json"), token.id)).id)
 
     @app.get("/api/rulings", responses=READ)
+    @app.get("/api/corrections", responses=READ, include_in_schema=False)  # the earlier name
     async def rulings(
         table: TableFilter = None,
         session_id: SessionFilter = None,
@@ -723,13 +714,9 @@ def create_app(
             "reason": body.note or f"{body.decision} by the referee",
         }  # fmt: skip
         await rule(found.table, verdict, token.id)
-        now = await db(store.violation, violation_id)
+        key = (found.table, found.boot_id, found.seq, found.seat, found.code)
+        now = await db(store.violation_at, *key)  # its row, derived again or not
         ruled = now.decision if now is not None else None
-        if ruled is None:  # the re-derivation gave the violation a new row
-            rows = await db(store.violations, found.table, None, None, 1000)
-            same = [v for v in rows if (v.boot_id, v.seq, v.seat, v.code) ==
-                    (found.boot_id, found.seq, found.seat, found.code) and v.decision]  # fmt: skip
-            ruled = same[0].decision if same else None
         if ruled is None:
             raise HTTPException(409, "the verdict was stored, but no violation row shows it")
         return cast(DecisionRow, ruled)

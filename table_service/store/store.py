@@ -570,10 +570,24 @@ class Store:
 
     def violation(self, violation_id: int) -> ViolationRow | None:
         """One violation by id, with the latest verdict in force on it."""
+        return self._one_violation(ViolationModel.id == violation_id)
+
+    def violation_at(
+        self, table: str, boot_id: int, seq: int, seat: int, code: str
+    ) -> ViolationRow | None:
+        """A violation by what it is (a ruling re-derives the rows, and their ids change)."""
+        return self._one_violation(
+            ViolationModel.table == table, ViolationModel.boot_id == boot_id,
+            ViolationModel.seq == seq, ViolationModel.seat == seat, ViolationModel.code == code,
+        )  # fmt: skip
+
+    def _one_violation(self, *where: Any) -> ViolationRow | None:
         query = (
             select(ViolationModel, Log.ts)
             .join(Log, Log.id == ViolationModel.log_id)
-            .where(ViolationModel.id == violation_id)
+            .where(*where)
+            .order_by(ViolationModel.id)
+            .limit(1)
         )
         with self._read() as session:
             found = session.execute(query).first()

@@ -20,8 +20,10 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
 from firmware_bridge.messages import EVENT_BODY, Event
+from table_service.mirror.fold import fold
 from table_service.mirror.mirror import TableMirror
 from table_service.mirror.records import Fault, HandRecord, Record, Violation
+from table_service.mirror.rulings import in_force, parse_ruling
 from table_service.mirror.session import SessionStart
 from table_service.rules.settlement import settle_json
 from table_service.rules.shapes import wait_kinds
@@ -431,6 +433,17 @@ class Script:
         hand = self.mirror.snapshot(concealed=True)["hand"]
         assert hand is not None
         return dict(hand["seats"][seat])
+
+
+def refold(t: Script, *rulings: Mapping[str, Any]) -> list[Record]:
+    """The script's stream folded again from its session's start through a referee's
+    rulings (given in log order, ids from 1): what the records become."""
+    mirror = TableMirror(t.table)
+    ruled = in_force((i + 1, parse_ruling(r)) for i, r in enumerate(rulings))
+    out = fold(mirror, "session", None, t.session.model_dump(mode="json"), ruled)
+    for event in t.events:
+        out += fold(mirror, "event", event, None, ruled)
+    return out + mirror.finish()
 
 
 def settled(record: HandRecord, base: int = 100, per_tai: int = 20) -> list[int]:

@@ -9,9 +9,9 @@ import pytest
 
 from table_service.mirror.fold import fold
 from table_service.mirror.mirror import TableMirror
-from table_service.mirror.records import HandRecord, Record, Violation
+from table_service.mirror.records import HandRecord, Violation
 from table_service.mirror.rulings import in_force, parse_ruling
-from tests.mirror.script import QUIET, Script, quiet
+from tests.mirror.script import QUIET, Script, quiet, refold
 
 READY_E = "2m 3m 4m 6m 7m 8m 2p 2p 2p 2s 3s 4s 7p 8p E E"  # seat 1: waits 6p 9p
 READY_W = "2m 3m 4m 6m 7m 8m 2s 3s 4s 6p 6p 6p 7s 8s W W"  # seat 2: waits 6s 9s
@@ -384,7 +384,7 @@ def test_an_overturned_late_claim_and_pass_leave_the_win_on_the_earlier_discard(
          "decision": "overturn", "reason": "the sensor was slow"}
         for code in ("passed_win", "late_claim")
     ]  # fmt: skip
-    (hand,) = [r for r in refolded(t, *verdicts) if isinstance(r, HandRecord)]
+    (hand,) = [r for r in refold(t, *verdicts) if isinstance(r, HandRecord)]
     assert (hand.result, hand.kind, hand.seat, hand.payer) == ("win", "discard", 2, 0)
     assert (hand.winning_tile, hand.codes) == ("6s", [])
 
@@ -853,16 +853,6 @@ def test_the_winning_tile_is_named_whatever_its_id() -> None:
 # --- a referee's verdict on a 胡 press (rulings.py, through the fold) ------------------
 
 
-def refolded(t: Script, *rulings: dict[str, Any]) -> list[Record]:
-    """The script's stream folded again from its session's start, through the rulings."""
-    mirror = TableMirror(t.table)
-    ruled = in_force((i + 1, parse_ruling(r)) for i, r in enumerate(rulings))
-    out = fold(mirror, "session", None, t.session.model_dump(mode="json"), ruled)
-    for event in t.events:
-        out += fold(mirror, "event", event, None, ruled)
-    return out + mirror.finish()
-
-
 def test_an_overturned_false_win_is_a_press_never_made() -> None:
     """Seat 3 presses 胡 on a hand that does not win (詐胡, §3). The referee overturns it
     (an elbow on the button): it is still listed beside its ruling, but the hand plays on
@@ -877,7 +867,7 @@ def test_an_overturned_false_win_is_a_press_never_made() -> None:
     assert [h.result for h in t.hands()] == ["false_win"]
     verdict = {"kind": "verdict", "boot_id": 1, "seq": press.seq, "seat": 3, "code": "false_win"}
     verdict.update(decision="overturn", reason="elbow on the button")
-    out = refolded(t, verdict)
+    out = refold(t, verdict)
     assert [(r.seq, r.seat, r.code) for r in out if isinstance(r, Violation)] == [
         (press.seq, 3, "false_win")
     ]
@@ -942,7 +932,7 @@ def test_an_overturned_false_win_on_a_press_that_wins_changes_nothing(
     )
     verdict = {"kind": "verdict", "boot_id": 1, "seq": press.seq, "seat": won[2]}
     verdict.update(code="false_win", decision="overturn", reason="stale")
-    out = refolded(t, verdict)
+    out = refold(t, verdict)
     assert [r for r in out if isinstance(r, HandRecord)] == [hand]
     assert [r for r in out if isinstance(r, Violation)] == []
 
@@ -1013,7 +1003,7 @@ def test_a_hand_voided_during_the_deal_is_dealt_again_as_the_same_deal() -> None
     t.discard(0, "2m")
     t.burn(0)
     void = {"kind": "hand", "boot_id": 1, "seq": at.seq, "result": "void", "reason": "dealt wrong"}
-    out = refolded(t, void)
+    out = refold(t, void)
     assert [r for r in out if not isinstance(r, (HandRecord, Violation))] == []
     (hand,) = [r for r in out if isinstance(r, HandRecord)]
     assert (hand.hand, hand.result, hand.dealer, hand.streak) == (1, "drawn", 0, 0)
@@ -1029,7 +1019,7 @@ def test_a_hand_ruling_after_the_hand_ended_cannot_be_followed() -> None:
     at = t.events[-1]
     drawn = {"kind": "hand", "boot_id": 1, "seq": at.seq, "result": "drawn", "reason": "x"}
     with pytest.raises(ValueError, match=r"^no hand is under way at that event to decide$"):
-        refolded(t, drawn)
+        refold(t, drawn)
 
 
 def test_a_hand_ruling_with_the_winner_as_its_payer_is_refused_in_words() -> None:
@@ -1043,7 +1033,7 @@ def test_a_hand_ruling_with_the_winner_as_its_payer_is_refused_in_words() -> Non
               "how": "discard", "payer": 2, "tile": "6s",
               "concealed": [*READY_W.split(), "6s"], "reason": "x"}  # fmt: skip
     with pytest.raises(ValueError, match=r"^seat 2 cannot pay for its own win$"):
-        refolded(t, ruling)
+        refold(t, ruling)
 
 
 def ruled_mirror(t: Script, *rulings: dict[str, Any]) -> tuple[TableMirror, HandRecord]:
@@ -1195,7 +1185,7 @@ def test_after_a_hand_ruled_drawn_the_next_hand_is_judged_as_usual() -> None:
     t.win(2)
     ruling = {"kind": "hand", "boot_id": 1, "seq": at.seq, "result": "drawn",
               "reason": "the wall collapsed"}  # fmt: skip
-    out = refolded(t, ruling)
+    out = refold(t, ruling)
     assert [r for r in out if not isinstance(r, (HandRecord, Violation))] == []
     hands = [r for r in out if isinstance(r, HandRecord)]
     assert [(h.result, h.dealer, h.streak, h.seat, h.payer) for h in hands] == [

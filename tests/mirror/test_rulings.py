@@ -10,23 +10,11 @@ import pytest
 from pydantic import ValidationError
 
 from firmware_bridge.messages import Event
-from table_service.mirror.fold import fold
-from table_service.mirror.mirror import TableMirror
 from table_service.mirror.records import HandRecord, Record, Violation
 from table_service.mirror.rulings import Rulings, in_force, parse_ruling, tile_id
-from tests.mirror.script import Script, quiet
+from tests.mirror.script import Script, quiet, refold
 
 READY_69S = "2m 3m 4m 6m 7m 8m 2s 3s 4s 6p 6p 6p 7s 8s W W"  # waits 6s 9s
-
-
-def refold(t: Script, *rulings: dict[str, Any]) -> list[Record]:
-    """The script's stream folded again from its session's start, through the rulings."""
-    mirror = TableMirror(t.table)
-    ruled = in_force((i + 1, parse_ruling(r)) for i, r in enumerate(rulings))
-    out = fold(mirror, "session", None, t.session.model_dump(mode="json"), ruled)
-    for event in t.events:
-        out += fold(mirror, "event", event, None, ruled)
-    return out + mirror.finish()
 
 
 def judged(records: list[Record]) -> list[tuple[Any, ...]]:

@@ -12,7 +12,7 @@
 // - The service is the judge of a body: its error ({"error": "…"}) is shown by the form,
 //   word for word. Names are text (dom.js), never HTML.
 
-import { ApiError, getJSON, LiveSocket, postJSON } from "./api.js";
+import { ApiError, LiveSocket, getJSON, postJSON, tokenStore } from "./api.js";
 import { playerName } from "./board.js";
 import { $, fill, h, param } from "./dom.js";
 import { lang, t, windName } from "./i18n.js";
@@ -36,22 +36,9 @@ let currentSig = null;
 
 // --- the token ---------------------------------------------------------------------------
 
-function token() {
-  try {
-    return sessionStorage.getItem(TOKEN_KEY) ?? "";
-  } catch {
-    return "";
-  }
-}
-
-function setToken(value) {
-  try {
-    if (value) sessionStorage.setItem(TOKEN_KEY, value);
-    else sessionStorage.removeItem(TOKEN_KEY);
-  } catch {
-    // storage disabled: nothing kept
-  }
-}
+const tokens = tokenStore(TOKEN_KEY);
+const token = () => tokens.get();
+const setToken = (value) => tokens.set(value);
 
 // --- messages ----------------------------------------------------------------------------
 

@@ -39,6 +39,28 @@ async function request(method, url, { token, body } = {}) {
   return data;
 }
 
+/** A token kept for this tab only (sessionStorage under `key`): `get()` it ("" when none,
+ *  or storage is off), `set(value)` it ("" forgets it). */
+export function tokenStore(key) {
+  return {
+    get() {
+      try {
+        return sessionStorage.getItem(key) ?? "";
+      } catch {
+        return "";
+      }
+    },
+    set(value) {
+      try {
+        if (value) sessionStorage.setItem(key, value);
+        else sessionStorage.removeItem(key);
+      } catch {
+        // storage disabled: nothing kept
+      }
+    },
+  };
+}
+
 export function getJSON(url, options) {
   return request("GET", url, options);
 }

@@ -16,7 +16,7 @@
 // key), so several rows can be ruled at once without chasing ids; a decided violation
 // shows its ruling (who, when, why) and can be undone (kind "undo", naming the ruling).
 
-import { ApiError, getAll, getJSON, LiveSocket, postJSON } from "./api.js";
+import { ApiError, LiveSocket, getAll, getJSON, postJSON, tokenStore } from "./api.js";
 import { $, fill, h } from "./dom.js";
 import { dateTime, lang, t, windName } from "./i18n.js";
 import { ConnectionView, setupPage } from "./ui.js";
@@ -47,22 +47,9 @@ let busy = false; // a ruling is being sent
 
 // --- the token, the notes --------------------------------------------------------------
 
-function token() {
-  try {
-    return sessionStorage.getItem(TOKEN_KEY) ?? "";
-  } catch {
-    return "";
-  }
-}
-
-function setToken(value) {
-  try {
-    if (value) sessionStorage.setItem(TOKEN_KEY, value);
-    else sessionStorage.removeItem(TOKEN_KEY);
-  } catch {
-    // storage disabled: nothing kept
-  }
-}
+const tokens = tokenStore(TOKEN_KEY);
+const token = () => tokens.get();
+const setToken = (value) => tokens.set(value);
 
 function loadNotes() {
   try {
