@@ -47,6 +47,6 @@ def fold(
         ruling = parse_ruling(body)
         if ruling.kind == "deal":
             mirror.correct_deal(ruling.dealer, ruling.streak, ruling.round_wind)
-        elif ruling.kind == "penalty" and body.get("ledger"):
-            mirror.pay([(int(seat), int(amount)) for seat, amount in body["ledger"]])
+        elif ruling.kind == "penalty":
+            mirror.pay(mirror.penalty(ruling.seat, ruling.tai))
     return []  # a session's end, a note; a ruling on the past acts where it names

@@ -48,6 +48,8 @@ from table_service.mirror.seqs import BootSeqs
 from table_service.mirror.session import WINDS, SessionStart
 from table_service.mirror.state import HandState, SeatState
 from table_service.mirror.wins import WinsMixin
+from table_service.rules import HandOutcome, settle
+from table_service.rules.settlement import net
 from table_service.rules.table import SEATS, Deal, HandEnd, counted_seat, seat_position
 from table_service.rules.tiles import TILE_IDS
 
@@ -96,6 +98,16 @@ class TableMirror(DrawingMixin, ClaimsMixin, WinsMixin):
         """Money a ruling moved (a penalty): in the session's totals, like a hand's."""
         for seat, amount in ledger:
             self.totals[seat] += amount
+
+    def penalty(self, seat: int, tai: int) -> list[tuple[int, int]]:
+        """包賠 / 眼牌: the offender pays each other seat 底 + 台 (+ the dealer's 台), at the
+        deal this point of the log stands at. Derived where it stands, never kept: a ruling
+        on an earlier hand that changes the dealer changes the penalty with it."""
+        deal = self.deal
+        outcome = HandOutcome(
+            "penalty", seat, tai, deal.dealer, deal.streak, None, self.profile.stakes()
+        )
+        return list(enumerate(net(settle(outcome))))
 
     def _take_deal(self, deal: Deal) -> None:
         self.deal = deal

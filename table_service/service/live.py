@@ -33,8 +33,6 @@ from table_service.mirror.mirror import TableMirror
 from table_service.mirror.records import Fault, HandRecord, Record
 from table_service.mirror.rulings import Rulings
 from table_service.mirror.session import SessionStart
-from table_service.rules import HandOutcome, settle
-from table_service.rules.settlement import net
 from table_service.service.bridges import BridgeNews, quoted, read_bridge_message
 from table_service.service.disclosure import Disclosure, in_play, withheld
 from table_service.service.drive import alert_commands, led_commands, seat_modes
@@ -584,7 +582,9 @@ class Service:
         again. A ruling that acts where it stands (a deal, a penalty) is folded on."""
         table = runner.table
         if body.get("kind") == "penalty":
-            body["ledger"] = self._penalty(runner, body)
+            # what it moves now, kept in the entry (the fold derives it again where it stands)
+            ledger = runner.mirror.penalty(int(body["seat"]), int(body.get("tai", 0)))
+            body["ledger"] = [list(line) for line in ledger]
         applied = Applied("correction", None, body, [], runner.session_id)
         ruling_id, done = await self._db(self.store.rule, table, applied)
         if done.mirror is None:
@@ -612,17 +612,6 @@ class Service:
                 "effect": done.effect}  # fmt: skip
         self._publish(f"{self.base}/{table}/service/ruling", json.dumps(news), 1, False)
         self.hub.publish(table, news)
-
-    @staticmethod
-    def _penalty(runner: TableRunner, body: dict[str, Any]) -> list[list[int]]:
-        """包賠 / 眼牌 penalties: the offender pays each other seat 底 + 台 (+ dealer 台)."""
-        profile = runner.mirror.profile
-        deal = runner.mirror.deal
-        outcome = HandOutcome(
-            "penalty", int(body["seat"]), int(body.get("tai", 0)), deal.dealer, deal.streak,
-            None, profile.stakes(),
-        )  # fmt: skip
-        return [[seat, amount] for seat, amount in enumerate(net(settle(outcome)))]
 
     # --- out: MQTT, the table, the WebSockets -------------------------------------------
 

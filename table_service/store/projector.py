@@ -27,6 +27,7 @@ from table_service.mirror.records import Fault, HandRecord, Record, Violation
 from table_service.mirror.rulings import (
     ON_EVENTS,
     RULING_KINDS,
+    PenaltyRuling,
     Rulings,
     in_force,
     parse_ruling,
@@ -430,14 +431,16 @@ def rederive(session: Session, writer: Projector, start: int) -> Rederived:
         for row in page:
             last = row.id
             entry = log_entry(row)
+            if row.id in penalties and row.id not in rulings.withdrawn_logs:
+                fine = parse_ruling(row.body or {})  # its money at the deal it stands at now
+                assert isinstance(fine, PenaltyRuling)
+                lines = mirror.penalty(fine.seat, fine.tai)
+                writer.money_moved(row.id, row.session_id, penalties[row.id], lines)
             out = fold(mirror, entry.kind, entry.event, entry.body, rulings, row.id)
             if row.id >= start:
                 for record in out:
                     writer.record(row, row.session_id, record)
                 records += out
-            if row.id in penalties and row.id not in rulings.withdrawn_logs:
-                lines = _ledger_lines((row.body or {}).get("ledger"))
-                writer.money_moved(row.id, row.session_id, penalties[row.id], lines)
         session.flush()
         if len(page) < PAGE:
             break

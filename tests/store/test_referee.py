@@ -24,6 +24,14 @@ def rule(store: Store, table: str, body: dict[str, Any], session_id: int | None 
     return ruling_id
 
 
+def fine(store: Store, seat: int, reason: str) -> dict[str, Any]:
+    """A penalty ruling on a seat at 0 台, with the ledger the live service keeps in it (what
+    it moves at the table's deal now)."""
+    ledger = store.restore("t2")[0].penalty(seat, 0)
+    return {"kind": "penalty", "seat": seat, "tai": 0, "reason": reason,
+            "ledger": [list(line) for line in ledger]}  # fmt: skip
+
+
 def test_verdicts_are_rulings_the_latest_in_force_stands(store: Store, ex02: Game) -> None:
     """EX02's 詐胡: overturned, the press is as if never made (no hand, no money), the
     violation still listed as dismissed; upheld again, the 詐胡 and its money are back;
@@ -77,22 +85,21 @@ def test_a_penalty_or_a_deal_undone_is_as_if_never_ruled(store: Store, ex02: Gam
     is the one the hands give); an undo of the undo puts it back."""
     session_id = play(store, ex02)
     paid = [s.total for s in store.standings(session_id)]
-    penalty = {"kind": "penalty", "seat": 1, "tai": 0, "reason": "眼牌",
-               "ledger": [[1, -300], [0, 100], [2, 100], [3, 100]]}  # fmt: skip
+    penalty = fine(store, 1, "眼牌")
     fined = rule(store, "t2", penalty, session_id)
-    assert [s.total for s in store.standings(session_id)] == [260, -200, -260, 200]
+    assert [s.total for s in store.standings(session_id)] == [320, -260, -260, 200]
     undone = rule(store, "t2", {"kind": "undo", "ruling": fined, "reason": "wrong seat"},
                   session_id)  # fmt: skip
     assert [s.total for s in store.standings(session_id)] == paid
     ruled = store.ruling(undone)
     assert ruled is not None and ruled.effect is not None
     assert ruled.effect["money"] == [
-        {"session_id": session_id, "before": [260, -200, -260, 200], "after": paid}
+        {"session_id": session_id, "before": [320, -260, -260, 200], "after": paid}
     ]
     rule(store, "t2", {"kind": "undo", "ruling": undone, "reason": "it was right"}, session_id)
-    assert [s.total for s in store.standings(session_id)] == [260, -200, -260, 200]
+    assert [s.total for s in store.standings(session_id)] == [320, -260, -260, 200]
     mirror, _, _ = store.restore("t2")
-    assert mirror.totals == [260, -200, -260, 200]
+    assert mirror.totals == [320, -260, -260, 200]
 
     deal = rule(store, "t2", {"kind": "deal", "dealer": 3, "streak": 0, "round_wind": 0},
                 session_id)  # fmt: skip
@@ -100,6 +107,26 @@ def test_a_penalty_or_a_deal_undone_is_as_if_never_ruled(store: Store, ex02: Gam
     rule(store, "t2", {"kind": "undo", "ruling": deal, "reason": "no"}, session_id)
     mirror, _, _ = store.restore("t2")
     assert (mirror.deal.dealer, mirror.deal.streak) == (0, 1)  # EX02's own next deal
+
+
+def test_a_penalty_is_paid_at_the_deal_an_earlier_ruling_leaves(store: Store, ex02: Game) -> None:
+    """A penalty pays the dealer's 台 at the deal it stands at (§5: 1 + 2N with the dealer).
+    After EX02's 詐胡 the dealer stays on at 連1, so a 眼牌 of seat 1 pays the dealer 底 100 +
+    3 台 of 20. Rulings entered later on that hand (the 詐胡 overturned, the hand ruled a
+    荒局: the dealer stays on at 連2) stand before the penalty in the log, and the same
+    penalty now pays the dealer 底 + 5 台."""
+    session_id = play(store, ex02)
+    rule(store, "t2", verdict(store, "t2", "overturn", "an elbow on the button"), session_id)
+    last = [e.event for e in store.entries("t2") if e.event is not None][-1]
+    rule(store, "t2", fine(store, 1, "眼牌"), session_id)
+    assert [s.total for s in store.standings(session_id)] == [160, -360, 100, 100]
+    drawn = {"kind": "hand", "boot_id": last.boot_id, "seq": last.seq, "result": "drawn",
+             "reason": "the wall ran out"}  # fmt: skip
+    rule(store, "t2", drawn, session_id)
+    assert [s.total for s in store.standings(session_id)] == [200, -400, 100, 100]
+    mirror, _, _ = store.restore("t2")
+    assert (mirror.deal.dealer, mirror.deal.streak) == (0, 2)
+    assert mirror.totals == [200, -400, 100, 100]
 
 
 def test_a_tile_ruling_that_cannot_be_followed_is_refused(store: Store, ex02: Game) -> None:
