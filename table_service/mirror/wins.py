@@ -65,7 +65,7 @@ class WinsMixin(MirrorCore):
         s.declared_key = (self._boot, self._seq)
         nobody_discarded = all(x.discards_made == 0 for x in hand.seats)
         if s.dead:
-            self._void(s)
+            self._void(s, "on a dead hand (相公), which cannot win")
         elif nobody_discarded and s.seat != hand.dealer:
             s.declared = "heavenly_ready"  # 天聽: after the 補花, before any discard
             if not (s.size == 16 and s.waits()):
@@ -82,7 +82,9 @@ class WinsMixin(MirrorCore):
             if not s.waits():
                 self._void(s)
         else:
-            self._void(s)
+            self._void(
+                s, "when no declaration is open (天聽 before any discard, 地聽 with one's first)"
+            )
 
     def _declare_win(self, hand: HandState, seat: int) -> None:
         s = hand.seats[seat]
@@ -360,12 +362,12 @@ class WinsMixin(MirrorCore):
         ):
             s.declared = None  # D7: kept the drawn tile and threw another (換牌): it lapses
 
-    def _void(self, s: SeatState) -> None:
+    def _void(self, s: SeatState, why: str = "on a hand that is not ready") -> None:
         """D7: a declaration on a hand that is not ready is void, flagged at its button."""
         self._violation(
             s.seat,
             "void_declaration",
-            f"seat {s.seat} declared ready on a hand that is not ready",
+            f"seat {s.seat} declared ready {why}",
             at=s.declared_key,
         )
         s.void_declared = s.declared
@@ -495,14 +497,15 @@ class WinsMixin(MirrorCore):
         place = hand.where[tile]
         claim.how, claim.tile, claim.payer, claim.timing = "discard", tile, place[1], None
         at = (claim.boot_id, claim.seq)
-        if "late_claim" not in claim.codes and self._upheld(s.seat, "late_claim", at):
-            claim.codes.append("late_claim")
-            self._violation(
+        if "late_claim" not in claim.codes:
+            self._violation(  # listed even when overturned: beside its ruling
                 s.seat,
                 "late_claim",
                 f"seat {s.seat} declared 胡 on a discard after its window closed",
-                at=(claim.boot_id, claim.seq),
+                at=at,
             )
+            if self._upheld(s.seat, "late_claim", at):
+                claim.codes.append("late_claim")
 
     def _move_claimed(self, hand: HandState, claim: WinClaim) -> None:
         pending = hand.pending

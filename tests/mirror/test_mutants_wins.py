@@ -117,6 +117,28 @@ def test_ready_in_another_seats_turn_before_the_first_discard_is_void() -> None:
     t.discard(1, "3p")
     t.cycle(2, "4p")
     assert t.violations() == [(seq, 2, "void_declaration")]
+    (void,) = [r for r in t.records if isinstance(r, Violation)]
+    assert void.detail == (
+        "seat 2 declared ready when no declaration is open "
+        "(天聽 before any discard, 地聽 with one's first)"
+    )
+
+
+def test_ready_on_a_dead_hand_is_void_and_says_why() -> None:
+    """Seat 2 drew out of turn (相公): a dead hand cannot win, so its 地聽 pressed with its
+    first discard is void (D7), and the referee reads why: not that the tiles are not
+    ready (they are: 6s 9s), but that the hand is dead."""
+    t = Script(quiet({2: READY_W}))
+    t.discard(0, "2m")
+    t.draw(2, "7p")
+    assert [code for _, _, code in t.violations()] == ["out_of_turn"]
+    t.discard(2, "7p")
+    seq = t.seq + 1
+    t.button(2, "ready")
+    void = [r for r in t.records if isinstance(r, Violation) and r.code == "void_declaration"]
+    assert [(v.seq, v.detail) for v in void] == [
+        (seq, "seat 2 declared ready on a dead hand (相公), which cannot win")
+    ]
 
 
 def test_ready_right_before_the_first_discard_on_a_hand_not_ready_is_void_at_its_button() -> None:

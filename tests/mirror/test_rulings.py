@@ -275,3 +275,31 @@ def test_a_hand_ruling_whose_tiles_do_not_win_cannot_be_followed() -> None:
         parse_ruling({**ruling, "payer": None})
     with pytest.raises(ValueError, match="cannot pay for its own win"):
         refold(t, {**ruling, "payer": 2})
+
+
+def test_an_overturned_late_claim_is_listed_and_the_win_it_was_stands() -> None:
+    """Seat 2 (waits 6s 9s) presses 胡 after seat 1 drew past the dealer's 6s: its window
+    had closed (D3), a late claim, and a win on a tile it let go (過水, D1): a 詐胡. The
+    referee rules the press was in time (both overturned): the 胡 on the 6s is the win it
+    was, paid by the dealer, and both violations are still listed, beside their rulings,
+    so the desk can show them and undo them."""
+    t = Script(quiet({2: READY_69S}, extra="6s"))
+    t.discard(0, "6s")
+    six = t.offered
+    t.cycle(1, "4m")
+    t.button(2, "win")
+    press = t.events[-1]
+    t.reveal(2, [*t.concealed[2], six])  # type: ignore[list-item]
+    t.finish()
+    assert (t.hand().result, t.hand().codes) == ("false_win", ["passed_win", "late_claim"])
+    overturns = [{"kind": "verdict", **key(press), "seat": 2, "code": code,
+                  "decision": "overturn", "reason": "pressed before the draw"}
+                 for code in ("passed_win", "late_claim")]  # fmt: skip
+    out = refold(t, *overturns)
+    (hand,) = [r for r in out if isinstance(r, HandRecord)]
+    assert (hand.result, hand.seat, hand.payer, hand.codes) == ("win", 2, 0, [])
+    listed = [(r.seat, r.code) for r in out if isinstance(r, Violation)]
+    assert listed == [(2, "passed_win"), (2, "late_claim")]
+    late_only = refold(t, overturns[1])  # 過水 still binds: a 詐胡, late listed once
+    assert [r.result for r in late_only if isinstance(r, HandRecord)] == ["false_win"]
+    assert [r.code for r in late_only if isinstance(r, Violation)] == ["passed_win", "late_claim"]
