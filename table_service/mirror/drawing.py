@@ -316,7 +316,7 @@ class DrawingMixin(MirrorCore):
         pass_no = min(s.owed_passes)
         s.owed_passes.remove(pass_no)
         if is_flower_tile(tile):
-            hand.flower_pass[tile] = max(pass_no, 1) + 1
+            hand.flower_pass[tile] = passes.next_pass(hand, seat, pass_no)
         ahead = passes.ahead_of(hand, seat, pass_no) if pass_no else None
         if ahead is not None:
             self._violation(

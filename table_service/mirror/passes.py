@@ -33,15 +33,28 @@ def first_passes(hand: HandState) -> None:
                 hand.flower_pass[tile] = 1
 
 
+def _waiting(hand: HandState, seat: int) -> list[int]:
+    """The passes of a seat's flowers still to be replaced: revealed and owed (0 marks one
+    out of order, flagged already), or still in its hand."""
+    s = hand.seats[seat]
+    owed = [p for p in s.owed_passes if p]
+    return owed + [hand.flower_pass.get(t, 1) for t in s.concealed if is_flower_tile(t)]
+
+
 def ahead_of(hand: HandState, seat: int, pass_no: int) -> int | None:
-    """A seat whose flower comes before this seat's replacement of a pass-`pass_no` flower
-    (revealed and not yet replaced, or still in its hand), or None."""
+    """A seat whose flower comes before this seat's replacement of a pass-`pass_no` flower,
+    or None."""
     mine = place(hand, seat, pass_no)
-    for other in hand.seats:
-        if other.seat == seat:
-            continue
-        waiting = [p for p in other.owed_passes if p]  # 0: out of order, flagged already
-        waiting += [hand.flower_pass.get(t, 1) for t in other.concealed if is_flower_tile(t)]
-        if any(place(hand, other.seat, p) < mine for p in waiting):
-            return other.seat
+    for other in range(SEATS):
+        if other != seat and any(place(hand, other, p) < mine for p in _waiting(hand, other)):
+            return other
     return None
+
+
+def next_pass(hand: HandState, seat: int, pass_no: int) -> int:
+    """The pass a flower drawn as this replacement waits for: the one after the pass going
+    round when it is drawn. In order, that is the replaced flower's own; drawn early
+    (flagged), an earlier pass is still going round, and the flower waits for the pass
+    after that one, not for one more behind it (one early draw, one violation)."""
+    others = [p for other in range(SEATS) if other != seat for p in _waiting(hand, other)]
+    return min([max(pass_no, 1), *others]) + 1

@@ -553,3 +553,30 @@ def test_after_a_flower_revealed_out_of_its_pass_the_dealer_replaces_first() -> 
     t.replacement(1, "3s")
     t.discard(0, "2m")
     assert t.violations() == [(seq, 1, "replacement_order")]
+
+
+def test_a_replacement_drawn_early_is_flagged_once_and_its_flower_waits_one_pass() -> None:
+    """§2: a flower drawn as a replacement is replaced in the next pass, after the other
+    seats have had theirs. The dealer's replacement for h1 is h5, which it replaces at once
+    (h6, while seat 1 still holds its dealt h2): one tile out of order, flagged. h6 was
+    drawn while the first pass went round, so it is replaced in the second, where the
+    dealer goes first: the dealer's h6 before seat 1's h7 is in order, and the one early
+    draw is one violation, not one for each pass after it."""
+    t = Script(quiet({0: DEALER_H1, 1: SEAT1_H2}))
+    t.flower(0, "h1")
+    t.replacement(0, "h5")
+    t.flower(0, "h5")
+    seq = t.seq + 1
+    out = t.replacement(0, "h6")
+    assert out[0].detail == (  # type: ignore[union-attr]
+        "seat 0 drew a 補花 replacement of pass 2 before seat 1 had its turn"
+    )
+    t.flower(1, "h2")
+    t.replacement(1, "h7")
+    t.flower(0, "h6")
+    t.replacement(0, "2s")
+    t.flower(1, "h7")
+    t.replacement(1, "3s")
+    t.discard(0, "2m")
+    assert t.violations() == [(seq, 0, "replacement_order")]
+    assert t.faults() == []
