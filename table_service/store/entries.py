@@ -38,6 +38,7 @@ class Entry:
     event: Event | None  # kind "event"
     body: dict[str, Any] | None  # kind "session" (a SessionStart body), "correction", …
     ruled: str | None = None  # as a referee's ruling made it: corrected, dropped, inserted
+    session_id: int | None = None  # the session it was appended in (as the log keeps it)
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
 )
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 from table_service.mirror.rulings import RULING_KINDS
 
@@ -138,6 +138,8 @@ class LedgerLine(Base):
     table: Mapped[str] = mapped_column(String(TABLE_NAME))
     log_id: Mapped[int] = mapped_column(BigId, ForeignKey("log.id"))
     hand_id: Mapped[int | None] = mapped_column(ForeignKey("hands.id"))
+    # the hand itself: a hand and its lines are added together and inserted in one flush
+    hand: Mapped[HandModel | None] = relationship()
     correction_id: Mapped[int | None] = mapped_column(ForeignKey("corrections.id"))
     seat: Mapped[int] = mapped_column(Integer)
     player: Mapped[str] = mapped_column(String(200))

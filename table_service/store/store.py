@@ -61,9 +61,10 @@ from table_service.store.models import (
     ViolationModel,
 )
 from table_service.store.projector import (
+    LOG_COLUMNS,
+    LogReader,
     Projector,
     Rederived,
-    log_entry,
     open_session_row,
     rederive,
     restore,
@@ -423,15 +424,16 @@ class Store:
         appended meanwhile are yielded too (the log only grows at its end).
         """
         last = after_log_id
+        reader = LogReader()
         while True:
             query = (
-                select(Log)
+                select(*LOG_COLUMNS)
                 .where(Log.table == table, Log.id > last)
                 .order_by(Log.id)
                 .limit(ENTRY_PAGE)
             )
             with self._read() as session:
-                page = [log_entry(row) for row in session.scalars(query)]
+                page = [reader.entry(row) for row in session.execute(query)]
             yield from page
             if len(page) < ENTRY_PAGE:
                 return
