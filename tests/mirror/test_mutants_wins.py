@@ -42,6 +42,22 @@ def test_win_pressed_during_the_deal_is_impossible() -> None:
     assert t.hands() == []
 
 
+def test_a_second_false_win_after_the_first_ended_the_hand_is_nobodys_violation() -> None:
+    """Seat 1 presses 胡 on nothing (詐胡, §3): one hand, one result, so the 詐胡 ends the
+    hand there. Seat 2's 胡 pressed after it is a press with no hand in play, a fault
+    that blames nobody (replay-format.md), not a second 詐胡 (two false presses on no
+    tile are not rival claims on one discard, 攔胡)."""
+    t = Script(quiet())
+    t.button(1, "win")
+    seq = t.seq + 1
+    t.button(2, "win")
+    t.finish()
+    (hand,) = t.hands()
+    assert (hand.result, hand.seat) == ("false_win", 1)
+    assert [(seat, code) for _, seat, code in t.violations()] == [(1, "false_win")]
+    assert t.faults() == [(seq, "impossible")]
+
+
 def test_pass_pressed_with_no_hand_blames_nobody() -> None:
     t = Script()
     t.button(1, "pass")
