@@ -24,10 +24,10 @@ from typing import Annotated, Any, Final, Literal, cast, get_type_hints
 
 from fastapi import Depends, FastAPI, HTTPException, Path, Query, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
+from fastapi.middleware.gzip import GZipMiddleware
 from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from fastapi.routing import APIRoute
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
-from fastapi.staticfiles import StaticFiles
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -71,6 +71,7 @@ from table_service.service.guards import (
 from table_service.service.health import Health
 from table_service.service.hub import FLUSH_EVERY, RESYNC
 from table_service.service.live import Service
+from table_service.service.static import GZIP_MIN_BYTES, DashboardFiles, favicon
 from table_service.service.vocabulary import VOCABULARY, Vocabulary
 from table_service.store import (
     CorrectionRow,
@@ -811,6 +812,8 @@ def create_app(
     async def docs() -> FileResponse:
         return FileResponse(STATIC / "docs.html")
 
+    app.get("/favicon.ico", include_in_schema=False)(favicon)
+
     api_routes = [r for r in app.routes if isinstance(r, APIRoute)]
     for route in api_routes:
         query_names[route.endpoint] = frozenset(p.alias for p in route.dependant.query_params)
@@ -837,5 +840,6 @@ def create_app(
         response.headers["Referrer-Policy"] = "no-referrer"
         return response
 
-    app.mount("/", StaticFiles(directory=STATIC, html=True), name="dashboard")
+    app.add_middleware(GZipMiddleware, minimum_size=GZIP_MIN_BYTES)  # outermost: the bytes sent
+    app.mount("/", DashboardFiles(directory=STATIC, html=True), name="dashboard")
     return app

@@ -112,7 +112,7 @@ function renderTables() {
     return;
   }
   const head = h("tr", null, ["adm.col.table", "adm.col.session", "adm.col.players", "adm.col.deal", "adm.col.hand"]
-    .map((k) => h("th", null, t(k))), h("th", null));
+    .map((k) => h("th", null, t(k))), h("th", null, h("span", { class: "sr-only" }, t("adm.col.choose"))));
   const rows = states.map((s) => {
     const mine = s.table === chosen;
     const hand = s.online === false ? t("adm.offline") : t(inPlay(s) ? "adm.hand.playing" : "adm.hand.idle");

@@ -243,7 +243,7 @@ function handsView(hands, session) {
   return h("table", { class: "grid-table hands" },
     h("thead", null, h("tr", null,
       ["hand", "round", "result", "tile", "tai", "payments"].map((c) => h("th", { class: c === "tai" ? "num" : "" }, t(`session.col.${c}`))),
-      canStep ? h("th", null, "") : null)),
+      canStep ? h("th", null, h("span", { class: "sr-only" }, t("session.col.step"))) : null)),
     h("tbody", null, hands.map((hand) => h("tr", { class: `result-row result-row--${hand.result}` },
       h("td", { class: "num" }, String(hand.hand_no),
         revised.has(hand.hand_no)

@@ -1,5 +1,6 @@
 // table.html?t=<table>: one table's scoreboard, live over /api/tables/{t}/ws.
 
+import { announce, setupSpeakButton } from "./announce.js";
 import { getJSON, LiveSocket } from "./api.js";
 import { Banners } from "./banners.js";
 import { renderBoard } from "./board.js";
@@ -100,6 +101,7 @@ function onMessage(message) {
       break;
     case "hand":
       banners.showHand(message.record);
+      announce(message.record, state);
       break;
     case "violation":
       banners.toast("violation", message.record);
@@ -124,6 +126,7 @@ setupPage(() => {
   render();
   banners.refresh();
 });
+setupSpeakButton($("#speak"));
 
 if (table && TABLE_PATTERN.test(table)) {
   new LiveSocket(`/api/tables/${encodeURIComponent(table)}/ws`, {

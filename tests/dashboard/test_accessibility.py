@@ -1,0 +1,70 @@
+"""Every page audited with axe-core in Chromium, on a TV (1920×1080) and a phone (390×844),
+with the system asking for a dark and for a light scheme: no serious or critical
+violation (colour contrast, names of controls, table headers, …). The pages are audited
+with what a club's evening puts on them: a session under way with its hands and
+violations, the referee's desk and the admin's form holding a token, their rows drawn."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.api.kit import events_of, game_of
+from tests.dashboard.kit import HD, PHONE, Chrome, Site, needs_browser
+
+try:
+    from axe_playwright_python.async_playwright import Axe
+except ImportError:  # a machine without the test extras: needs_browser skips first
+    Axe = None  # type: ignore[assignment,misc]
+
+pytestmark = needs_browser
+
+PLAYERS = ["阿明", "Bea", "陳小華", "林美玲"]
+SERIOUS = ("serious", "critical")
+TOKEN = """([key, value]) => sessionStorage.setItem(key, value)"""
+
+
+def pages(site: Site, session_id: int) -> list[tuple[str, str, str, str | None]]:
+    """(name, address, what shows it is drawn, the token the page keeps or None)."""
+    return [
+        ("table", "/table.html?t=a1", "body:not(.is-stale) .board .center", None),
+        ("club", "/", ".club-card", None),
+        ("session", f"/session.html?id={session_id}", "table.hands", None),
+        ("sessions", "/session.html", "a[href*='session.html?id=']", None),
+        ("referee", "/referee.html", "#violations tr.violation-row .btn--dismiss",
+         site.api.referee),
+        ("admin", "/admin.html?t=a1", ".admin-tables tr[data-table='a1']", site.api.admin),
+    ]  # fmt: skip
+
+
+def found(results: Any) -> list[str]:
+    return [
+        f"{v['id']} ({v['impact']}): {v['help']} at "
+        + "; ".join(", ".join(n["target"]) for n in v["nodes"][:4])
+        for v in results.response["violations"]
+        if v["impact"] in SERIOUS
+    ]
+
+
+async def test_no_page_has_a_serious_accessibility_violation(site: Site, chrome: Chrome) -> None:
+    assert Axe is not None, "axe-playwright-python is in the test extras"
+    events = events_of(game_of(hands=4), "a1")
+    session_id = await site.start_session("a1", PLAYERS)
+    await site.play("a1", events[:-20])  # three hands over, the fourth under way
+    assert await site.get("/api/violations", table="a1"), "the game has violations to show"
+    axe = Axe()
+    problems: list[str] = []
+    for name, address, drawn, token in pages(site, session_id):
+        for viewport in (HD, PHONE):
+            page = await chrome.open(f"{site.url}{address}", viewport=viewport)
+            if token is not None:  # the tab's kept token (api.js tokenStore)
+                key = "mjtable.token" if name == "referee" else "mjtable.admin.token"
+                await page.evaluate(TOKEN, [key, token])
+                await page.reload()
+            await page.wait_for_selector(drawn, timeout=15_000)
+            for scheme in ("dark", "light"):
+                await page.emulate_media(color_scheme=scheme)
+                where = f"{name} {viewport['width']}×{viewport['height']} {scheme}"
+                problems += [f"{where}: {p}" for p in found(await axe.run(page))]
+            await page.close()
+    assert problems == []
+    assert await chrome.reported() == []
