@@ -1,7 +1,8 @@
 """docs/events.md, generated from the pydantic models so the reference cannot drift.
 
 `render()` builds the whole page from `firmware_bridge/messages.py` (the events) and
-`table_service/mirror/records.py` (the judgement records): field tables come from the
+`table_service/mirror/records.py` (the judgement records) and
+`table_service/mirror/rulings.py` (a referee's rulings): field tables come from the
 JSON schemas, meanings from the model docstrings and field descriptions, and every
 example is a model instance serialised by pydantic, so it is valid by construction. The
 violation and fault codes are the rulebook's rows (`table_service/rules/rulebook.py`), the
@@ -25,6 +26,7 @@ from pydantic import BaseModel
 from firmware_bridge import messages as m
 from firmware_bridge.protocol import catalogue as c
 from table_service.mirror import records as r
+from table_service.mirror import rulings as ru
 from table_service.rules import rulebook as rb
 from table_service.rules.items import DEALER_ITEMS, ITEMS
 
@@ -137,6 +139,44 @@ def _example_records() -> list[BaseModel]:
     ]  # fmt: skip
 
 
+def _example_rulings() -> list[BaseModel]:
+    """One ruling of each kind, as a referee's desk (or `POST /api/tables/{t}/rulings`)
+    sends it."""
+    on = {"boot_id": 7, "seq": 233}
+    return [
+        ru.TileRuling(kind="tile", **on, read=37, was="2p", reason="the reader saw 1p"),
+        ru.DropRuling(kind="drop", **on, reason="a ghost read: nobody drew"),
+        ru.InsertRuling(
+            kind="insert", **on, body={"kind": "tile_discarded", "seat": 1, "tile": 53},
+            reason="the discard was not read",
+        ),
+        ru.VerdictRuling(
+            kind="verdict", **on, seat=1, code="out_of_turn", decision="overturn",
+            reason="seat 3 had passed; seat 1 was to draw",
+        ),
+        ru.HandWin(
+            kind="hand", **on, reason="the reveal was not read", result="win",
+            how="discard", seat=2, payer=0, tile="6s",
+            concealed=["2m", "3m", "4m", "6m", "7m", "8m", "2s", "3s", "4s", "6p", "6p",
+                       "6p", "7s", "8s", "W", "W", "6s"],
+        ),
+        ru.HandSelfDraw(
+            kind="hand", **on, reason="the reveal was not read", result="win",
+            how="self_draw", seat=1, tile="9p",
+            concealed=["2m", "3m", "4m", "6m", "7m", "8m", "2p", "2p", "2p", "2s", "3s",
+                       "4s", "7p", "8p", "E", "E", "9p"],
+        ),
+        ru.HandOver(kind="hand", **on, reason="the wall was knocked over", result="void"),
+        ru.UndoRuling(kind="undo", ruling=12, reason="entered on the wrong table"),
+        ru.DealRuling(kind="deal", dealer=1, streak=0, round_wind=0, note="a misread 胡"),
+        ru.PenaltyRuling(kind="penalty", seat=3, tai=4, reason="showed a tile (眼牌)"),
+        ru.NoteRuling(kind="note", note="the table was restarted at 21:40"),
+    ]  # fmt: skip
+
+
+_RULING_NAMES = {type(ruling).__name__ for ruling in _example_rulings()}
+
+
 def body_models() -> list[type[BaseModel]]:
     """The event body models, in the order of the `EventBody` union."""
     union = typing.get_args(m.EventBody)[0]
@@ -169,6 +209,9 @@ def _type(prop: dict[str, Any]) -> str:
             return "a [fault code](#fault-codes)"
         return "one of " + ", ".join(f"`{v}`" for v in values)
     if "oneOf" in prop:
+        branches = {branch.get("type") for branch in prop["oneOf"]}
+        if branches == {"integer", "string"}:  # a ruling's tile: an id or a code
+            return "a tile id or code"
         return "an event body ([below](#event-bodies)), by `kind`"
     if "anyOf" in prop:
         return " or ".join(_type(p) for p in prop["anyOf"])
@@ -188,6 +231,8 @@ def _type(prop: dict[str, Any]) -> str:
 
 
 def _description(model: str, name: str, prop: dict[str, Any]) -> str:
+    if name == "kind" and model in _RULING_NAMES:
+        return "this ruling's kind"
     text = prop.get("description") or _FIELD_NOTES.get((model, name)) or _FIELD_NOTES.get(name)
     if not text:
         raise ValueError(f"{model}.{name}: no description (add one, or a note in event_docs)")
@@ -327,6 +372,27 @@ def _records_part() -> list[str]:
     return lines
 
 
+def _rulings_part() -> list[str]:
+    lines = [
+        "## Referee's rulings",
+        "",
+        "A ruling is an entry in the table's log (`POST /api/tables/{t}/rulings` with a "
+        "referee's token; `table_service/mirror/rulings.py`): the records are derived "
+        "again from the entry it names, so the money follows it. Every ruling but a note "
+        "and a deal or penalty (which act where they stand) names an event by `boot_id` "
+        "and `seq`; the service adds who made it and when.",
+    ]
+    for ruling in _example_rulings():
+        cls = type(ruling)
+        title = f"`{ruling.kind}`"  # type: ignore[attr-defined]
+        if isinstance(ruling, ru.HandWin | ru.HandSelfDraw | ru.HandOver):
+            title += f", {ruling.result}"
+            title += f" by {ruling.how}" if not isinstance(ruling, ru.HandOver) else ""
+        lines += ["", f"### {title} ({cls.__name__})", "", _doc(cls), "", *_table(cls), ""]
+        lines += ["Example:", "", *_json(ruling)]
+    return lines
+
+
 def _rules(row: rb.Rule) -> str:
     return _cell(", ".join(row.rules))
 
@@ -354,6 +420,8 @@ def render() -> str:
         *_events_part(),
         "",
         *_records_part(),
+        "",
+        *_rulings_part(),
     ]
     return "\n".join(lines) + "\n"
 

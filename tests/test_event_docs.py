@@ -12,9 +12,11 @@ from firmware_bridge.messages import EVENT_BODY, Event
 from firmware_bridge.protocol.catalogue import CATALOGUE, Direction
 from mjtable import event_docs
 from table_service.mirror import records
+from table_service.mirror.rulings import RULING_KINDS, parse_ruling
 from table_service.rules.items import ITEMS
 from table_service.rules.rulebook import BY_CODE
 
+RULINGS_HEADING = "## Referee's rulings"  # the page's last part
 RECORDS: dict[str, type[BaseModel]] = {
     "violation": records.Violation,
     "fault": records.Fault,
@@ -33,7 +35,7 @@ def test_docs_events_md_is_current() -> None:
 def test_every_code_is_a_row_of_the_rulebook() -> None:
     """Each violation and fault code is one row of the page: its rules, 相公, its names and
     meanings in Chinese and English, as the rulebook has them; each 台 item with its names."""
-    page = event_docs.render()
+    page = event_docs.render().split(RULINGS_HEADING, 1)[0]
     rows = {m[1]: m[0] for m in re.findall(r"^(\| `([a-z_0-9]+)` \|.*)$", page, re.M)}
     for code in (*records.VIOLATION_CODES, *records.FAULT_CODES):
         rule = BY_CODE[code]
@@ -56,7 +58,8 @@ def test_every_wire_event_has_a_documented_body() -> None:
 
 
 def test_every_example_in_the_page_validates() -> None:
-    lines = re.findall(r"^```json\n(.*)\n```$", event_docs.render(), re.M)
+    page = event_docs.render().split(RULINGS_HEADING, 1)[0]
+    lines = re.findall(r"^```json\n(.*)\n```$", page, re.M)
     kinds, types = set(), set()
     for line in lines:
         data = json.loads(line)
@@ -75,3 +78,12 @@ def test_main_writes_the_page(tmp_path: Path) -> None:
     out = tmp_path / "events.md"
     assert event_docs.main([str(out)]) == 0
     assert out.read_text(encoding="utf-8") == event_docs.render()
+
+
+def test_every_ruling_kind_is_documented_with_an_example_the_service_takes() -> None:
+    part = event_docs.render().split(RULINGS_HEADING, 1)[1]
+    rulings = [json.loads(line) for line in re.findall(r"^```json\n(.*)\n```$", part, re.M)]
+    assert {e["kind"] for e in rulings} == set(RULING_KINDS)
+    for example in rulings:
+        assert parse_ruling(example).model_dump(mode="json") == example
+        assert f"### `{example['kind']}`" in part

@@ -136,9 +136,11 @@ class VerdictRuling(_OnEvent):
     that does not win is as if never pressed and the hand plays on)."""
 
     kind: Literal["verdict"]
-    seat: Seat
-    code: ViolationCode
-    decision: Literal["uphold", "overturn"]
+    seat: Seat = Field(description="the seat the violation names")
+    code: ViolationCode = Field(description="the violation's code")
+    decision: Literal["uphold", "overturn"] = Field(
+        description="uphold: it stands; overturn: it did not happen, and what it caused is undone"
+    )
     reason: Reason
 
 
@@ -155,8 +157,8 @@ class HandWin(_HandRuling):
     tiles `concealed` (the winning tile among them; its melds and flowers are the ones on
     the table): scored as any win."""
 
-    result: Literal["win"]
-    how: Literal["discard", "robbing_kong"]
+    result: Literal["win"] = Field(description="a win")
+    how: Literal["discard", "robbing_kong"] = Field(description="on a discard, or a robbed kong")
     seat: Seat = Field(description="the winner")
     payer: Seat = Field(description="the seat that discarded (or added to its kong)")
     tile: TileRef = Field(description="the winning tile")
@@ -168,8 +170,8 @@ class HandWin(_HandRuling):
 class HandSelfDraw(_HandRuling):
     """Seat `seat` won by its own draw of `tile`, its concealed tiles `concealed`."""
 
-    result: Literal["win"]
-    how: Literal["self_draw"]
+    result: Literal["win"] = Field(description="a win")
+    how: Literal["self_draw"] = Field(description="by the winner's own draw")
     seat: Seat = Field(description="the winner")
     tile: TileRef = Field(description="the winning tile, its draw")
     concealed: list[TileRef] = Field(
@@ -180,7 +182,7 @@ class HandSelfDraw(_HandRuling):
 class HandOver(_HandRuling):
     """`drawn`: a 荒局; `void`: the hand does not count (no record, the deal stays)."""
 
-    result: Literal["drawn", "void"]
+    result: Literal["drawn", "void"] = Field(description="drawn: a 荒局; void: no record")
 
 
 def _field(value: Any, name: str) -> Any:
@@ -214,10 +216,10 @@ class DealRuling(_Ruling):
     """Who deals next, from the next hand (after a sensor fault misled a verdict)."""
 
     kind: Literal["deal"]
-    dealer: Seat
-    streak: Streak
+    dealer: Seat = Field(description="the next hand's dealer")
+    streak: Streak = Field(description="its 連莊 count N")
     round_wind: Seat = Field(description="0 東 … 3 北")
-    note: str = Field("", max_length=500, pattern=NO_NUL)
+    note: str = Field("", max_length=500, pattern=NO_NUL, description="why, for the record")
 
 
 class PenaltyRuling(_Ruling):
@@ -226,12 +228,14 @@ class PenaltyRuling(_Ruling):
     kind: Literal["penalty"]
     seat: Seat = Field(description="the offender")
     tai: Whole = Field(0, ge=0, le=100, description="the 牌面 the penalty is paid on")
-    reason: str = Field(max_length=200, pattern=NO_NUL)
+    reason: str = Field(max_length=200, pattern=NO_NUL, description="why, for the record")
 
 
 class NoteRuling(_Ruling):
+    """A line in the table's record that changes nothing (what the referee saw or said)."""
+
     kind: Literal["note"]
-    note: str = Field(min_length=1, max_length=500, pattern=NO_NUL)
+    note: str = Field(min_length=1, max_length=500, pattern=NO_NUL, description="the note")
 
 
 Ruling = Annotated[

@@ -1,0 +1,157 @@
+"""Worked cases for rulings.py's survivors of bench/mutation.py: what a referee's ruling
+body may say, at each bound (a seat 0–3, a streak 0–100, an event's boot 0–2³²−1 and seq
+1–2⁵³−1, a tile 0–143 or a code of a kind or a flower h1–h8, a reason of 1–500 characters
+with no NUL), whole numbers as JSON Schema's `integer` reads them, and the schema the API
+publishes for them (its descriptions and the tile codes' enum)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
+
+from table_service.mirror.rulings import RULING, TILE_CODES, parse_ruling
+
+EVENT = {"boot_id": 7, "seq": 40}
+
+
+def tile(read: Any = 5, was: Any = 6, **more: Any) -> dict[str, Any]:
+    return {"kind": "tile", **EVENT, "read": read, "was": was, "reason": "misread"} | more
+
+
+def deal(**more: Any) -> dict[str, Any]:
+    return {"kind": "deal", "dealer": 1, "streak": 0, "round_wind": 0} | more
+
+
+def refused(body: dict[str, Any]) -> str:
+    with pytest.raises(ValidationError) as caught:
+        parse_ruling(body)
+    return str(caught.value)
+
+
+@pytest.mark.parametrize("streak", [0, 100])
+def test_a_streak_from_none_to_a_hundred_is_taken(streak: int) -> None:
+    assert parse_ruling(deal(streak=streak)).streak == streak
+
+
+@pytest.mark.parametrize("streak", [-1, 101])
+def test_a_streak_outside_its_bounds_is_refused(streak: int) -> None:
+    assert "streak" in refused(deal(streak=streak))
+
+
+@pytest.mark.parametrize("boot_id", [0, 0xFFFFFFFF])
+def test_an_events_boot_is_any_32_bit_number(boot_id: int) -> None:
+    assert parse_ruling(tile(boot_id=boot_id)).boot_id == boot_id
+
+
+@pytest.mark.parametrize("boot_id", [-1, 0x100000000])
+def test_a_boot_past_32_bits_is_refused(boot_id: int) -> None:
+    assert "boot_id" in refused(tile(boot_id=boot_id))
+
+
+@pytest.mark.parametrize("seq", [1, 2**53 - 1])
+def test_an_events_seq_is_from_one_to_what_json_holds_exactly(seq: int) -> None:
+    assert parse_ruling(tile(seq=seq)).seq == seq
+
+
+@pytest.mark.parametrize("seq", [0, 2**53])
+def test_a_seq_of_zero_or_past_json_is_refused(seq: int) -> None:
+    assert "seq" in refused(tile(seq=seq))
+
+
+@pytest.mark.parametrize("tile_id", [0, 143])
+def test_a_tile_by_id_is_one_of_the_144(tile_id: int) -> None:
+    assert parse_ruling(tile(read=tile_id)).read == tile_id
+
+
+@pytest.mark.parametrize("tile_id", [-1, 144])
+def test_a_tile_id_past_the_144_is_refused(tile_id: int) -> None:
+    assert "read" in refused(tile(read=tile_id))
+
+
+@pytest.mark.parametrize("code", ["h1", "h8", "5m", "E", "P"])
+def test_a_tile_by_code_is_a_kind_or_one_of_the_eight_flowers(code: str) -> None:
+    assert parse_ruling(tile(was=code)).was == code
+
+
+@pytest.mark.parametrize("code", ["h0", "h9", "XXh1XX", "10m"])
+def test_any_other_tile_code_is_refused_naming_the_codes(code: str) -> None:
+    with pytest.raises(ValidationError) as caught:
+        parse_ruling(tile(was=code))
+    assert [e["msg"] for e in caught.value.errors()] == [
+        f"Value error, unknown tile code {code!r} "
+        "(one of 1m…9m, 1p…9p, 1s…9s, E S W N C F P, h1…h8)"
+    ]
+
+
+def test_a_ruling_is_a_fixed_value_with_no_field_of_its_own() -> None:
+    """A ruling kept in the log is what the referee said: it cannot be changed once read
+    (and so can be a key), and a field the kind does not have is refused, not ignored."""
+    ruling = parse_ruling(tile())
+    with pytest.raises(ValidationError):
+        ruling.reason = "changed"
+    assert {ruling: 1}[parse_ruling(tile())] == 1
+    assert "colour" in refused(tile(colour="red"))
+
+
+def win(**more: Any) -> dict[str, Any]:
+    concealed = ["2m", "3m", "4m", "6m", "7m", "8m", "2s", "3s", "4s", "6p", "6p", "6p", "7s",
+                 "8s", "W", "W", "6s"]  # fmt: skip
+    return {"kind": "hand", **EVENT, "reason": "unread", "result": "win", "how": "discard",
+            "seat": 2, "payer": 0, "tile": "6s", "concealed": concealed} | more  # fmt: skip
+
+
+def test_a_ruled_win_names_its_winner_payer_and_tile_and_at_most_17_tiles() -> None:
+    assert len(parse_ruling(win()).concealed) == 17  # 16 and the winning tile
+    assert "concealed" in refused(win(concealed=[*win()["concealed"], "1m"]))
+    for missing in ("seat", "payer", "tile", "concealed"):
+        body = win()
+        del body[missing]
+        assert missing in refused(body)
+    drawn = win(how="self_draw")
+    del drawn["payer"]
+    assert parse_ruling(drawn).seat == 2
+    for missing in ("seat", "tile", "concealed"):
+        body = dict(drawn)
+        del body[missing]
+        assert missing in refused(body)
+    too_many = dict(drawn, concealed=[*drawn["concealed"], "1m"])
+    assert "concealed" in refused(too_many)
+
+
+def test_whole_numbers_are_read_as_json_schema_reads_integer() -> None:
+    assert parse_ruling(deal(streak=3.0)).streak == 3
+    for wrong in ("3", True, 3.5):
+        with pytest.raises(ValidationError) as caught:
+            parse_ruling(deal(streak=wrong))
+        [error] = caught.value.errors()
+        assert (error["loc"], error["msg"]) == (
+            ("deal", "streak"),
+            "Value error, Input should be a valid integer",
+        )
+
+
+def test_a_reason_is_one_to_five_hundred_characters_with_no_nul() -> None:
+    assert parse_ruling(tile(reason="x" * 500)).reason == "x" * 500
+    assert "reason" in refused(tile(reason="x" * 501))
+    assert "reason" in refused(tile(reason=""))
+    assert "reason" in refused(tile(reason="a\x00b"))
+
+
+def test_the_published_schema_says_what_each_field_is() -> None:
+    """The API's /openapi.json is built from these: a client reads its descriptions, the
+    tile codes' enum and the bounds."""
+    schema: dict[str, Any] = RULING.json_schema()
+    fields = schema["$defs"]["TileRuling"]["properties"]
+    said = {name: fields[name]["description"] for name in ("reason", "boot_id", "seq", "read")}
+    assert said == {
+        "reason": "why, for the record",
+        "boot_id": "the event's boot",
+        "seq": "the event's seq in its boot",
+        "read": "a tile id (0–143), or a code such as 5m, E or h3",
+    }
+    tile_schema = fields["read"]
+    by_type = {branch["type"]: branch for branch in tile_schema["oneOf"]}
+    assert by_type["string"]["enum"] == list(TILE_CODES)
+    assert (by_type["integer"]["minimum"], by_type["integer"]["maximum"]) == (0, 143)
