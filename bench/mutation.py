@@ -121,6 +121,7 @@ PACKAGES = {
             "tests/mirror/test_mutants_drawing.py",
             "tests/mirror/test_mutants_mirror.py",
             "tests/mirror/test_mutants_rulings.py",
+            "tests/mirror/test_mutants_session.py",
             "tests/mirror/test_rulings.py",  # the fold through a referee's rulings
             "tests/test_event_docs.py",  # the records' field descriptions
         ),

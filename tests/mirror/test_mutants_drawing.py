@@ -580,3 +580,19 @@ def test_a_replacement_drawn_early_is_flagged_once_and_its_flower_waits_one_pass
     t.discard(0, "2m")
     assert t.violations() == [(seq, 0, "replacement_order")]
     assert t.faults() == []
+
+
+def test_flowers_laid_face_up_during_the_deal_are_not_judged_by_the_passes() -> None:
+    """§2: 補花 comes *after dealing*, in passes from the dealer. Two seats that lay a
+    flower face up while the tiles are still being dealt have not replaced out of a pass
+    that has not begun: no replacement_order (the passes are judged from the deal's end)."""
+    t = Script(quiet(), deal=False)
+    t.open_hand()
+    for seat, dealt in ((0, "1m 1m 1m 2m"), (1, "h2 3m 3m 3m"), (2, "h3 4m 4m 4m")):
+        for code in dealt.split():
+            t._take(seat, t.alloc(code), "front")
+    assert t.mirror.hand is not None and t.mirror.hand.phase == "dealing"
+    t.flower(1, "h2")
+    t.flower(2, "h3")
+    assert t.violations() == []
+    assert t.faults() == []
