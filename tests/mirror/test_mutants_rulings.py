@@ -155,3 +155,46 @@ def test_the_published_schema_says_what_each_field_is() -> None:
     by_type = {branch["type"]: branch for branch in tile_schema["oneOf"]}
     assert by_type["string"]["enum"] == list(TILE_CODES)
     assert (by_type["integer"]["minimum"], by_type["integer"]["maximum"]) == (0, 143)
+
+
+def test_a_deal_and_a_penalty_name_every_field_they_need() -> None:
+    for missing in ("dealer", "streak", "round_wind"):
+        body = deal()
+        del body[missing]
+        assert missing in refused(body)
+    fine = {"kind": "penalty", "seat": 3, "reason": "showed a tile"}
+    assert parse_ruling(fine).tai == 0  # paid on 底 alone unless a 牌面 is given
+    assert parse_ruling(fine | {"tai": 100}).tai == 100
+    assert "tai" in refused(fine | {"tai": 101})
+    assert "tai" in refused(fine | {"tai": -1})
+    assert "seat" in refused({"kind": "penalty", "reason": "showed a tile"})
+
+
+def test_an_undo_names_a_ruling_by_its_id_from_one() -> None:
+    assert parse_ruling({"kind": "undo", "ruling": 1, "reason": "wrong table"}).ruling == 1
+    assert "ruling" in refused({"kind": "undo", "ruling": 0, "reason": "wrong table"})
+
+
+def test_a_verdict_names_the_violation_and_the_decision() -> None:
+    verdict = {"kind": "verdict", **EVENT, "seat": 1, "code": "out_of_turn",
+               "decision": "overturn", "reason": "seat 1 was to draw"}  # fmt: skip
+    assert parse_ruling(verdict).decision == "overturn"
+    for missing in ("seat", "code", "decision"):
+        body = dict(verdict)
+        del body[missing]
+        assert missing in refused(body)
+    assert "decision" in refused(verdict | {"decision": "dismiss"})
+    assert "code" in refused(verdict | {"code": "no_such_rule"})
+
+
+def test_notes_and_reasons_have_their_lengths_and_no_nul() -> None:
+    assert parse_ruling(deal(note="x" * 500)).note == "x" * 500
+    assert "note" in refused(deal(note="x" * 501))
+    assert "note" in refused(deal(note="a\x00b"))
+    fine = {"kind": "penalty", "seat": 3, "reason": "x" * 200}
+    assert parse_ruling(fine).reason == "x" * 200
+    assert "reason" in refused(fine | {"reason": "x" * 201})
+    assert "reason" in refused(fine | {"reason": "a\x00b"})
+    assert parse_ruling({"kind": "note", "note": "x" * 500}).note == "x" * 500
+    for wrong in ("", "x" * 501, "a\x00b"):
+        assert "note" in refused({"kind": "note", "note": wrong})
