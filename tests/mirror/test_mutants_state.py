@@ -221,3 +221,22 @@ def test_the_wall_after_the_deal() -> None:
     hand = t.mirror.snapshot()["hand"]
     assert hand is not None
     assert (hand["tiles_left"], hand["drawable"], hand["reserve"]) == (79, 63, 16)
+
+
+SHANPON = "3p 3p 3p 3p 2m 3m 4m 6m 7m 8m 2s 2s 6s 7s 8s 8p"  # seat 1: draws 8p, waits 2s 8p
+
+
+def test_restriction_5_counts_the_copies_held_before_the_winning_tile_came() -> None:
+    """禁制 5 asks what the hand waited on *before* the replacement: seat 1 held two 2s (a
+    shanpon on 2s and 8p), so 2s was a wait though the win on the replacement 2s leaves
+    three in its hand; the dealer discarded a 2s in this go-round: the win is invalid.
+    (Counting one copy too many, four, would make 2s look like no wait: 假聽.)"""
+    t = Script(quiet({0: DEALER_2S, 1: SHANPON}))
+    t.discard(0, "2s")
+    t.draw(1, "8p")
+    t.kong(1, "3p", "concealed")
+    t.replacement(1, "2s")
+    seq = t.seq + 1
+    t.win(1)
+    assert t.violations() == [(seq, 1, "restriction_5")]
+    assert (t.hand().result, t.hand().codes) == ("false_win", ["restriction_5"])
