@@ -198,3 +198,102 @@ def test_notes_and_reasons_have_their_lengths_and_no_nul() -> None:
     assert parse_ruling({"kind": "note", "note": "x" * 500}).note == "x" * 500
     for wrong in ("", "x" * 501, "a\x00b"):
         assert "note" in refused({"kind": "note", "note": wrong})
+
+
+# --- the rulings in force, and what they do to an event -------------------------------
+
+from firmware_bridge.messages import Event  # noqa: E402
+from table_service.mirror.rulings import in_force, tile_id, withdrawn_target  # noqa: E402
+
+
+def ruled(*bodies: dict[str, Any]) -> list[tuple[int, Any]]:
+    """Rulings as the store lists them: (id from 1, ruling), in log order."""
+    return [(i, parse_ruling(body)) for i, body in enumerate(bodies, start=1)]
+
+
+def event(seq: int, body: dict[str, Any]) -> Event:
+    return Event.model_validate({"table": "t", "boot_id": 7, "seq": seq, "ts": 1.0, "body": body})
+
+
+def test_a_dropped_event_stands_for_nothing() -> None:
+    rulings = in_force(ruled({"kind": "drop", **EVENT, "reason": "ghost"}))
+    ghost = event(40, {"kind": "tile_drawn", "seat": 1, "tile": 5, "end": "front"})
+    assert rulings.drops(ghost)
+    assert rulings.events(ghost, {}) == []
+    other = event(41, {"kind": "tile_drawn", "seat": 1, "tile": 6, "end": "front"})
+    assert rulings.events(other, {}) == [(other, False)]
+
+
+def test_rulings_after_a_deal_or_a_withdrawn_one_are_still_in_force() -> None:
+    listed = ruled(
+        deal(),
+        {"kind": "drop", "boot_id": 7, "seq": 39, "reason": "ghost"},
+        {"kind": "undo", "ruling": 2, "reason": "it was real"},
+        {"kind": "drop", **EVENT, "reason": "ghost"},
+    )
+    rulings = in_force(listed, logs={1: 100, 2: 101, 3: 102, 4: 103})
+    assert rulings.dropped == frozenset({(7, 40)})
+    assert rulings.withdrawn_logs == frozenset({101})  # the withdrawn drop's own entry
+
+
+def test_an_undo_is_followed_through_undos_of_undos_to_what_it_withdraws() -> None:
+    listed = ruled(
+        tile(),
+        {"kind": "undo", "ruling": 1, "reason": "first thought"},
+        {"kind": "undo", "ruling": 2, "reason": "second thought"},
+        {"kind": "undo", "ruling": 4, "reason": "a slip: it names itself"},
+    )
+    first = listed[0][1]
+    assert withdrawn_target(listed, 1) == first
+    assert withdrawn_target(listed, 2) == first
+    assert withdrawn_target(listed, 3) == first
+    assert withdrawn_target(listed, 9) is None
+    assert withdrawn_target(listed, 4) == listed[3][1]  # a loop ends where it began
+    assert in_force(listed[:3]).tiles == {(7, 40): ((5, 6),)}  # undo of the undo: back
+
+
+def test_a_tile_the_referee_names_is_an_id_or_the_first_copy_still_in_the_wall() -> None:
+    assert (tile_id(0, {}), tile_id(143, {})) == (0, 143)
+    for wrong in (-1, 144):
+        with pytest.raises(ValueError) as caught:
+            tile_id(wrong, {})
+        assert str(caught.value) == f"tile id {wrong} is not one of 0–143"
+    five_m = [16, 17, 18, 19]  # kind 4 (5m): ids 16–19
+    assert tile_id("5m", {16: "hand", 17: "river"}) == 18
+    with pytest.raises(ValueError) as caught:
+        tile_id("5m", dict.fromkeys(five_m, "hand"))
+    assert str(caught.value) == "no copy of 5m is left in the wall"
+
+
+def test_a_tile_correction_in_a_meld_changes_that_tile_alone() -> None:
+    """A pong read as 5m 5m 6m: the third was a 5m (id 18); the others stay as read."""
+    rulings = in_force(ruled(tile(read=20, was=18)))
+    pong = event(40, {"kind": "meld_exposed", "seat": 2, "meld": "pong", "from_seat": 1,
+                      "tiles": [16, 17, 20]})  # fmt: skip
+    [(fixed, inserted)] = rulings.events(pong, {})
+    assert not inserted
+    assert fixed.body.tiles == (16, 17, 18)  # type: ignore[attr-defined]
+    unread = in_force(ruled(tile(read=30, was=18)))  # names a tile the meld does not hold
+    [(same, _)] = unread.events(pong, {})
+    assert same.body.tiles == (16, 17, 20)  # type: ignore[attr-defined]
+
+
+def test_a_correction_naming_another_tile_leaves_a_draw_as_read() -> None:
+    rulings = in_force(ruled(tile(read=9, was=18)))
+    draw = event(40, {"kind": "tile_drawn", "seat": 1, "tile": 5, "end": "front"})
+    [(same, _)] = rulings.events(draw, {})
+    assert same == draw
+
+
+def test_what_the_service_adds_to_a_ruling_is_not_the_referees_to_say() -> None:
+    """The service keeps who entered a ruling (token_id) and a penalty's money (ledger) on
+    the ruling's body; read back, those keys are its own, not refused as the referee's."""
+    fine = {"kind": "penalty", "seat": 3, "tai": 2, "reason": "showed a tile"}
+    kept = fine | {"token_id": 4, "ledger": [[3, -180], [0, 60], [1, 60], [2, 60]]}
+    assert parse_ruling(kept) == parse_ruling(fine)
+
+
+def test_the_rulings_in_force_are_a_fixed_value() -> None:
+    rulings = in_force(ruled(tile()))
+    with pytest.raises(AttributeError):
+        rulings.dropped = frozenset({(7, 40)})  # type: ignore[misc]
