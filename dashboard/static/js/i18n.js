@@ -159,6 +159,7 @@ export const STRINGS = {
   "session.chart": { zh: "累計分數", en: "Running score" },
   "session.hands": { zh: "牌局紀錄", en: "Hands" },
   "session.none": { zh: "尚無牌局", en: "No hands yet" },
+  "session.hands.all": { zh: "顯示全部 {n} 局（較早的 {hidden} 局已收起）", en: "Show all {n} hands ({hidden} earlier ones folded)" },
   "session.not_found": { zh: "沒有這個場次：{id}", en: "No such session: {id}" },
   "session.col.player": { zh: "玩家", en: "Player" },
   "session.col.total": { zh: "總分", en: "Total" },

@@ -236,8 +236,23 @@ function rulingsView(rulings, session) {
       }))));
 }
 
-function handsView(hands, session) {
-  if (!hands.length) return h("p", { class: "muted" }, t("session.none"));
+const FOLDED_HANDS = 10; // a long session shows its latest hands; the rest on request
+let showAllHands = false;
+
+/** The hands table: a session of more than FOLDED_HANDS hands shows its latest, and a
+ *  button unfolds the earlier ones (a phone would otherwise scroll metres). */
+function handsView(allHands, session) {
+  if (!allHands.length) return h("p", { class: "muted" }, t("session.none"));
+  const folded = !showAllHands && allHands.length > FOLDED_HANDS;
+  const hands = folded ? allHands.slice(-FOLDED_HANDS) : allHands;
+  const unfold = folded
+    ? h("button", { class: "btn btn--unfold", type: "button", on: { click: () => { showAllHands = true; render(); } } },
+      t("session.hands.all", { n: allHands.length, hidden: allHands.length - hands.length }))
+    : null;
+  return [unfold, h("div", { class: "table-scroll" }, handsTable(hands, session))];
+}
+
+function handsTable(hands, session) {
   const revised = revisedHands(data?.rulings, session);
   const canStep = eventsRoute === "yes";
   return h("table", { class: "grid-table hands" },
@@ -289,7 +304,7 @@ function render() {
       h("span", null, session.ended_at ? t("session.ended", { at: dateTime(session.ended_at) }) : t("session.open")),
       h("a", { href: `/api/sessions/${encodeURIComponent(session.id)}/export?format=csv`, download: true }, t("session.csv"))));
   fill($("#rules"), rulesView(session.rules));
-  fill($("#standings"), standingsView(data.standings, session));
+  fill($("#standings"), h("div", { class: "table-scroll" }, standingsView(data.standings, session)));
   const series = scoreSeries(data.ledger, data.hands);
   drawChart($("#chart"), series, session);
   const note = $("#stepper-note");
