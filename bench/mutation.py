@@ -122,6 +122,8 @@ PACKAGES = {
             "tests/mirror/test_mutants_mirror.py",
             "tests/mirror/test_mutants_rulings.py",
             "tests/mirror/test_mutants_session.py",
+            "tests/mirror/test_mutants_fold.py",
+            "tests/mirror/test_mutants_details.py",
             "tests/mirror/test_rulings.py",  # the fold through a referee's rulings
             "tests/test_event_docs.py",  # the records' field descriptions
         ),
