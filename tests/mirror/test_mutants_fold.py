@@ -11,9 +11,10 @@ from typing import Any
 from table_service.mirror.fold import NO_RULINGS, fold
 from table_service.mirror.mirror import TableMirror
 from table_service.mirror.records import Fault
-from table_service.mirror.rulings import Rulings
+from table_service.mirror.rulings import Rulings, in_force, parse_ruling
 from table_service.mirror.session import SessionStart
 from table_service.rules.table import Deal
+from tests.mirror.script import Script, quiet
 
 DEAL = {"kind": "deal", "dealer": 2, "streak": 1, "round_wind": 1}
 FINE = {"kind": "penalty", "seat": 3, "tai": 0, "reason": "showed a tile"}
@@ -58,3 +59,36 @@ def test_an_end_or_a_note_changes_nothing() -> None:
     assert fold(mirror, "correction", None, {"kind": "note", "note": "a quiet night"}) == []
     assert fold(mirror, "note", None, DEAL) == []  # no correction: its body is not a ruling
     assert (mirror.deal, mirror.totals) == (Deal(0, 0, 0, 0), [0, 0, 0, 0])
+
+
+LATE = (1, 136)  # (boot, seq) of seat 3's draw out of turn in _refold's game
+
+
+def _refold(rulings: Rulings) -> list[Any]:
+    """The dealer discards; seat 3 then draws out of turn (LATE): the game folded again
+    through `rulings`; the records of that draw's entry."""
+    t = Script(quiet())
+    t.discard(0, "2m")
+    t.draw(3, "3m")
+    [late] = [e for e in t.events if (e.boot_id, e.seq) == LATE]
+    assert late.kind == "tile_drawn"
+    mirror = TableMirror(t.table)
+    outs = {e.seq: fold(mirror, "event", e, None, rulings) for e in t.events}
+    return outs[LATE[1]]
+
+
+def test_an_event_and_the_one_inserted_after_it_both_give_their_records() -> None:
+    assert [r.code for r in _refold(NO_RULINGS)] == ["out_of_turn"]
+    west = Script(quiet()).concealed[2][0]  # seat 2 discards a W of its own, out of turn
+    insert = {"kind": "insert", "boot_id": LATE[0], "seq": LATE[1], "reason": "unread",
+              "body": {"kind": "tile_discarded", "seat": 2, "tile": west}}  # fmt: skip
+    out = _refold(in_force([(1, parse_ruling(insert))]))
+    assert [r.code for r in out] == ["out_of_turn", "hand_size"]  # the draw's, then its
+
+
+def test_a_hand_the_referee_decides_after_an_event_keeps_that_events_records() -> None:
+    drawn = {"kind": "hand", "boot_id": LATE[0], "seq": LATE[1], "reason": "the wall fell",
+             "result": "drawn"}  # fmt: skip
+    out = _refold(in_force([(1, parse_ruling(drawn))]))
+    assert [r.type for r in out] == ["violation", "hand"]  # seat 3's draw, then the 荒局
+    assert out[1].result == "drawn"
