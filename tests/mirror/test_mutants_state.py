@@ -23,15 +23,22 @@ KEEPER = "3p 3p 3p 3p 2m 3m 4m 6m 7m 8m 2s 3s 4s 3s 4s 8p"  # seat 1: draws 8p, 
 DEALER_2S = QUIET[0].replace("5s 5s 5s 5s", "5s 5s 5s 8p") + " 2s"
 
 
+def restriction_5_win(keeper: str, replacement: str) -> Script:
+    """The dealer discards 2s; seat 1 keeps its drawn 8p, makes an 暗槓 of 3p and wins on
+    the replacement."""
+    t = Script(quiet({0: DEALER_2S, 1: keeper}))
+    t.discard(0, "2s")
+    t.draw(1, "8p")
+    t.kong(1, "3p", "concealed")
+    t.replacement(1, replacement)
+    return t
+
+
 def test_restriction_5_judged_on_the_wait_before_a_replacement_of_a_new_kind() -> None:
     """禁制 5: the dealer discarded 2s, one of seat 1's waits (2s 5s); seat 1 keeps its drawn
     8p, makes an 暗槓 and wins on the replacement 5s: its winning tiles included the 2s
     discarded in this go-round, so the win is invalid."""
-    t = Script(quiet({0: DEALER_2S, 1: KEEPER}))
-    t.discard(0, "2s")
-    t.draw(1, "8p")
-    t.kong(1, "3p", "concealed")
-    t.replacement(1, "5s")
+    t = restriction_5_win(KEEPER, "5s")
     seq = t.seq + 1
     t.win(1)
     assert t.violations() == [(seq, 1, "restriction_5")]
@@ -231,11 +238,7 @@ def test_restriction_5_counts_the_copies_held_before_the_winning_tile_came() -> 
     shanpon on 2s and 8p), so 2s was a wait though the win on the replacement 2s leaves
     three in its hand; the dealer discarded a 2s in this go-round: the win is invalid.
     (Counting one copy too many, four, would make 2s look like no wait: 假聽.)"""
-    t = Script(quiet({0: DEALER_2S, 1: SHANPON}))
-    t.discard(0, "2s")
-    t.draw(1, "8p")
-    t.kong(1, "3p", "concealed")
-    t.replacement(1, "2s")
+    t = restriction_5_win(SHANPON, "2s")
     seq = t.seq + 1
     t.win(1)
     assert t.violations() == [(seq, 1, "restriction_5")]
