@@ -174,9 +174,6 @@ def _example_rulings() -> list[BaseModel]:
     ]  # fmt: skip
 
 
-_RULING_NAMES = {type(ruling).__name__ for ruling in _example_rulings()}
-
-
 def body_models() -> list[type[BaseModel]]:
     """The event body models, in the order of the `EventBody` union."""
     union = typing.get_args(m.EventBody)[0]
@@ -231,8 +228,6 @@ def _type(prop: dict[str, Any]) -> str:
 
 
 def _description(model: str, name: str, prop: dict[str, Any]) -> str:
-    if name == "kind" and model in _RULING_NAMES:
-        return "this ruling's kind"
     text = prop.get("description") or _FIELD_NOTES.get((model, name)) or _FIELD_NOTES.get(name)
     if not text:
         raise ValueError(f"{model}.{name}: no description (add one, or a note in event_docs)")

@@ -255,6 +255,12 @@ async def river(page: Page, seat: int) -> list[str]:
     return list(await page.evaluate(RIVER, seat))
 
 
+async def keep_token(page: Page, key: str, token: str) -> None:
+    """The page as a tab that keeps `token` under `key` (api.js tokenStore): reloaded."""
+    await page.evaluate("([k, v]) => sessionStorage.setItem(k, v)", [key, token])
+    await page.reload()
+
+
 async def fonts_ready(page: Page) -> None:
     await page.evaluate("document.fonts.ready.then(() => true)")
 

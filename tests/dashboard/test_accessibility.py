@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from tests.api.kit import events_of, game_of
-from tests.dashboard.kit import HD, PHONE, Chrome, Site, needs_browser
+from tests.dashboard.kit import HD, PHONE, Chrome, Site, keep_token, needs_browser
 
 try:
     from axe_playwright_python.async_playwright import Axe
@@ -20,7 +20,6 @@ pytestmark = needs_browser
 
 PLAYERS = ["阿明", "Bea", "陳小華", "林美玲"]
 SERIOUS = ("serious", "critical")
-TOKEN = """([key, value]) => sessionStorage.setItem(key, value)"""
 
 
 def pages(site: Site, session_id: int) -> list[tuple[str, str, str, str | None]]:
@@ -58,8 +57,7 @@ async def test_no_page_has_a_serious_accessibility_violation(site: Site, chrome:
             page = await chrome.open(f"{site.url}{address}", viewport=viewport)
             if token is not None:  # the tab's kept token (api.js tokenStore)
                 key = "mjtable.token" if name == "referee" else "mjtable.admin.token"
-                await page.evaluate(TOKEN, [key, token])
-                await page.reload()
+                await keep_token(page, key, token)
             await page.wait_for_selector(drawn, timeout=15_000)
             for scheme in ("dark", "light"):
                 await page.emulate_media(color_scheme=scheme)

@@ -6,12 +6,11 @@ table's session link at every width, and a long session folded to its latest han
 from __future__ import annotations
 
 from tests.api.kit import events_of, game_of
-from tests.dashboard.kit import HD, PHONE, Chrome, Site, needs_browser
+from tests.dashboard.kit import HD, PHONE, Chrome, Site, keep_token, needs_browser
 
 pytestmark = needs_browser
 
 PLAYERS = ["阿明", "Bea", "陳小華", "林美玲"]
-TOKEN = "([key, value]) => sessionStorage.setItem(key, value)"
 
 # Each element's text, as lines: the line boxes its text nodes' client rects stand on.
 LINES = """(selector) => [...document.querySelectorAll(selector)]
@@ -65,8 +64,7 @@ async def test_every_page_fits_a_phone_and_a_tv(site: Site, chrome: Chrome) -> N
         for name, address, drawn, token in pages:
             page = await chrome.open(f"{site.url}{address}", viewport=viewport)
             if token is not None:
-                await page.evaluate(TOKEN, list(token))
-                await page.reload()
+                await keep_token(page, *token)
             await page.wait_for_selector(drawn, timeout=15_000)
             where = f"{name} at {viewport['width']}"
             problems += [

@@ -30,44 +30,29 @@ def refused(body: dict[str, Any]) -> str:
     return str(caught.value)
 
 
-@pytest.mark.parametrize("streak", [0, 100])
-def test_a_streak_from_none_to_a_hundred_is_taken(streak: int) -> None:
-    assert parse_ruling(deal(streak=streak)).streak == streak
+# (a body with the field set, the field, values at its bounds, values just past them)
+BOUNDS = [
+    (deal, "streak", [0, 100], [-1, 101]),  # 連莊 N from none to a hundred
+    (tile, "boot_id", [0, 0xFFFFFFFF], [-1, 0x100000000]),  # any 32-bit boot
+    (tile, "seq", [1, 2**53 - 1], [0, 2**53]),  # from one to what JSON holds exactly
+    (tile, "read", [0, 143], [-1, 144]),  # one of the 144 tiles
+]
 
 
-@pytest.mark.parametrize("streak", [-1, 101])
-def test_a_streak_outside_its_bounds_is_refused(streak: int) -> None:
-    assert "streak" in refused(deal(streak=streak))
+@pytest.mark.parametrize(
+    ("body", "name", "value"),
+    [(body, name, v) for body, name, inside, _ in BOUNDS for v in inside],
+)
+def test_a_value_at_its_fields_bounds_is_taken(body: Any, name: str, value: int) -> None:
+    assert getattr(parse_ruling(body(**{name: value})), name) == value
 
 
-@pytest.mark.parametrize("boot_id", [0, 0xFFFFFFFF])
-def test_an_events_boot_is_any_32_bit_number(boot_id: int) -> None:
-    assert parse_ruling(tile(boot_id=boot_id)).boot_id == boot_id
-
-
-@pytest.mark.parametrize("boot_id", [-1, 0x100000000])
-def test_a_boot_past_32_bits_is_refused(boot_id: int) -> None:
-    assert "boot_id" in refused(tile(boot_id=boot_id))
-
-
-@pytest.mark.parametrize("seq", [1, 2**53 - 1])
-def test_an_events_seq_is_from_one_to_what_json_holds_exactly(seq: int) -> None:
-    assert parse_ruling(tile(seq=seq)).seq == seq
-
-
-@pytest.mark.parametrize("seq", [0, 2**53])
-def test_a_seq_of_zero_or_past_json_is_refused(seq: int) -> None:
-    assert "seq" in refused(tile(seq=seq))
-
-
-@pytest.mark.parametrize("tile_id", [0, 143])
-def test_a_tile_by_id_is_one_of_the_144(tile_id: int) -> None:
-    assert parse_ruling(tile(read=tile_id)).read == tile_id
-
-
-@pytest.mark.parametrize("tile_id", [-1, 144])
-def test_a_tile_id_past_the_144_is_refused(tile_id: int) -> None:
-    assert "read" in refused(tile(read=tile_id))
+@pytest.mark.parametrize(
+    ("body", "name", "value"),
+    [(body, name, v) for body, name, _, past in BOUNDS for v in past],
+)
+def test_a_value_past_its_fields_bounds_is_refused(body: Any, name: str, value: int) -> None:
+    assert name in refused(body(**{name: value}))
 
 
 @pytest.mark.parametrize("code", ["h1", "h8", "5m", "E", "P"])
