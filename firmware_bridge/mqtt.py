@@ -191,9 +191,10 @@ class MqttSide:
 
     async def _serve(self, client: aiomqtt.Client) -> None:
         t = self.topics
-        await client.publish(t.availability, "online", qos=1, retain=True, timeout=PUBLISH_TIMEOUT)
         await client.subscribe(t.set, qos=1)
         await client.subscribe(t.requests, qos=1)
+        # `online` once requests are heard: the service asks a replay when it reads it
+        await client.publish(t.availability, "online", qos=1, retain=True, timeout=PUBLISH_TIMEOUT)
         self.connected.set()
         log.info("mqtt %s: connected as %s", self.settings.mqtt_shown, t.root)
         self._status_dirty.set()

@@ -57,6 +57,7 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 RECONNECT_DELAY = 0.2
+AVAILABILITY_SUFFIX = "/bridge/availability"  # `online`: the bridge now hears requests
 
 
 def _payload_bytes(payload: Any) -> bytes:
@@ -128,6 +129,7 @@ class Consumer:
         self.reconnects = 0
         self.callback_errors = 0
         self._client: aiomqtt.Client | None = None
+        self._asking: set[asyncio.Task[bool]] = set()  # replay requests on a bridge's return
 
     @property
     def connected(self) -> bool:
@@ -141,7 +143,11 @@ class Consumer:
             """Handles each message before its PUBACK goes out, instead of queueing it."""
 
             def put_nowait(self, item: aiomqtt.Message) -> None:
-                consumer.handle(str(item.topic), _payload_bytes(item.payload))
+                topic, payload = str(item.topic), _payload_bytes(item.payload)
+                if topic.endswith(AVAILABILITY_SUFFIX):
+                    consumer.hear_bridge(topic, payload)
+                else:
+                    consumer.handle(topic, payload)
 
         ever_connected = False
         while True:
@@ -151,6 +157,7 @@ class Consumer:
                     queue_type=HandleOnArrival, **self.client_options,
                 ) as client:  # fmt: skip
                     await client.subscribe(f"{self.base}/+/event", qos=1)
+                    await client.subscribe(f"{self.base}/+{AVAILABILITY_SUFFIX}", qos=1)
                     self._client = client
                     self.reconnects += ever_connected
                     ever_connected = True
@@ -255,6 +262,19 @@ class Consumer:
             self.on_conflict, found.table, found.boot_id, found.seq, found.delivered,
             found.arrived,
         )  # fmt: skip
+
+    def hear_bridge(self, topic: str, payload: bytes, now: float | None = None) -> None:
+        """A bridge's availability: once it is `online` (again), what it may have missed
+        while away is asked again; it hears requests only while connected."""
+        prefix = f"{self.base}/"
+        if payload != b"online" or not topic.startswith(prefix):
+            return
+        table = topic[len(prefix) : -len(AVAILABILITY_SUFFIX)]
+        point = self.order.bridge_back(table, time.monotonic() if now is None else now)
+        if point is not None:
+            task = asyncio.get_running_loop().create_task(self.request_replay(table, point))
+            self._asking.add(task)
+            task.add_done_callback(self._asking.discard)
 
     def _table_of(self, topic: str) -> str | None:
         prefix, suffix = f"{self.base}/", "/event"

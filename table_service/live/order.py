@@ -595,10 +595,26 @@ class StreamOrder:
             if stream.hole_since is not None:
                 stream.hole_since = now
             stream.hold_boots_until = now + self.reorder_window
-            point = stream.replay_point()
-            if point is not None and self._may_ask(stream, point, now, patient=False):
+            point = self._ask_again(stream, now)
+            if point is not None:
                 due.append((stream.name, point))
         return due
+
+    def bridge_back(self, table: str, now: float) -> Point | None:
+        """A table's bridge says it is online (again): the point to replay from, if one
+        may be asked now (else it is owed, and `due_replays` sends it).
+
+        A bridge hears replay requests only once connected, so one asked while it was
+        away (our own reconnect can come first after a broker restart) was lost.
+        """
+        stream = self.tables.get(table)
+        return None if stream is None else self._ask_again(stream, now)
+
+    def _ask_again(self, stream: TableStream, now: float) -> Point | None:
+        point = stream.replay_point()
+        if point is not None and self._may_ask(stream, point, now, patient=False):
+            return point
+        return None
 
     # --- the service's hand on the intake ------------------------------------------------
 

@@ -237,6 +237,8 @@ class FakeBridge:
                 async with aiomqtt.Client(self.host, self.port) as client:
                     await client.subscribe(f"{self.base}/{self.table}/bridge/request/replay", qos=1)
                     self._client = client
+                    online = f"{self.base}/{self.table}/bridge/availability"
+                    await client.publish(online, "online", qos=1, retain=True)
                     self.ready.set()
                     async for message in client.messages:
                         assert isinstance(message.payload, bytes)

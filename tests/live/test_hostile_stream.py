@@ -346,6 +346,16 @@ def test_reconnect_and_holes_share_one_limiter() -> None:
     assert order.reconnected(4.0) == [("t1", (A, 1))]
 
 
+def test_a_bridge_back_online_is_asked_again_through_the_same_limiter() -> None:
+    order = StreamOrder(gap_timeout=100.0, reorder_window=1.0)
+    feed(order, [ev(1), ev(2)], now=0.0)
+    assert order.reconnected(1.0) == [("t1", (A, 2))]  # the bridge was not yet listening
+    assert order.bridge_back("t1", 1.5) is None  # within the window: owed …
+    assert order.due_replays(2.0) == [("t1", (A, 2))]  # … and sent a window later
+    assert order.bridge_back("t1", 5.0) == (A, 2)
+    assert order.bridge_back("t9", 5.0) is None  # a table not followed
+
+
 # --- backpressure --------------------------------------------------------------------------
 
 
