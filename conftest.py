@@ -9,9 +9,10 @@ re-run as it was. `pytest --hypothesis-seed=N` replays a dev run's seed.
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
 
-from tests.brokers import shared_broker_left_clean  # noqa: F401  (a session fixture)
+from tests.brokers import clear_new_retained, remember_retained
 
 pytest_plugins = ["hil_tests.plugin"]
 
@@ -28,3 +29,11 @@ settings.register_profile("ci", derandomize=True, **_COMMON)
 # so each mutant's run is short and the same every time.
 settings.register_profile("mutation", derandomize=True, max_examples=5, database=None, **_COMMON)
 settings.load_profile(os.environ.get("MJTABLE_HYPOTHESIS_PROFILE", "dev"))
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    remember_retained(session.config)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    clear_new_retained(session.config)

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import signal
 import time
 from collections.abc import Coroutine, Iterable
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 
 async def cancel_and_wait(tasks: Iterable[asyncio.Task[Any]], timeout: float = 10.0) -> None:
@@ -49,3 +52,23 @@ def stopping() -> bool:
     """Whether the current task is being cancelled (a clean stop, not a lost connection)."""
     task = asyncio.current_task()
     return task is not None and task.cancelling() > 0
+
+
+async def interruptible(work: Coroutine[Any, Any, T]) -> T:
+    """Run `work` until it ends or a Ctrl-C (SIGINT) comes; then cancel it for sure (again
+    until it is done, for a cancel swallowed as above must not leave a command running)
+    and raise KeyboardInterrupt. asyncio.run's own SIGINT handling cancels only once."""
+    loop = asyncio.get_running_loop()
+    task = asyncio.ensure_future(work)
+    interrupted = asyncio.Event()
+    loop.add_signal_handler(signal.SIGINT, interrupted.set)
+    waiter = asyncio.ensure_future(interrupted.wait())
+    try:
+        await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+        if not task.done():
+            await cancel_and_wait([task])
+            raise KeyboardInterrupt
+        return task.result()
+    finally:
+        waiter.cancel()
+        loop.remove_signal_handler(signal.SIGINT)

@@ -3,7 +3,7 @@
 Use from any test folder's conftest: `from tests.brokers import mqtt_url, owned_broker`.
 - `mqtt_url`: the broker at $MJTABLE_TEST_MQTT (CI: Mosquitto), else amqtt in a
   subprocess for the session (its own process: no in-process PUBACK race).
-- `shared_broker_left_clean` (autouse for the session, from the root conftest): what a
+- `remember_retained` / `clear_new_retained` (the root conftest's session hooks): what a
   run retains on the shared broker at $MJTABLE_TEST_MQTT is cleared when it ends.
 - `owned_broker`: a broker this test alone owns, on a free port, that it may stop and
   restart: Mosquitto when the binary exists (with persistence, so a persistent
@@ -25,7 +25,12 @@ import pytest
 
 from hil_tests.broker import OwnedBroker, free_port
 
-__all__ = ["OwnedBroker", "free_port", "mqtt_url", "owned_broker", "shared_broker_left_clean"]
+__all__ = [
+    "OwnedBroker", "clear_new_retained", "free_port", "mqtt_url", "owned_broker",
+    "remember_retained",
+]  # fmt: skip
+
+_RETAINED_BEFORE = pytest.StashKey[set[str]]()
 
 
 @pytest.fixture(scope="session")
@@ -95,17 +100,25 @@ async def clear_what_was_retained_since(url: str, before: set[str], rounds: int 
         await asyncio.sleep(0.5)  # a killed client's Last Will may arrive just after
 
 
-@pytest.fixture(scope="session", autouse=True)
-def shared_broker_left_clean() -> Iterator[None]:
-    """A run leaves on the shared broker nothing it retained (tests' tables are new ids).
+def remember_retained(config: pytest.Config) -> None:
+    """At the start of a run (`pytest_sessionstart`): what the shared broker retains.
 
-    The embedded broker goes with the run; a shared one (CI's Mosquitto) would keep
-    every test table's `bridge/{availability,link,counters}` for ever.
+    Only the process that runs the session does this, not each xdist worker, so a
+    worker that ends first cannot clear what another's running test retained.
     """
     url = os.environ.get("MJTABLE_TEST_MQTT")
-    if not url:
-        yield
-        return
-    before = asyncio.run(retained_topics(url))
-    yield
-    asyncio.run(clear_what_was_retained_since(url, before))
+    if url and not hasattr(config, "workerinput"):
+        config.stash[_RETAINED_BEFORE] = asyncio.run(retained_topics(url))
+
+
+def clear_new_retained(config: pytest.Config) -> None:
+    """At the end of a run (`pytest_sessionfinish`): the shared broker keeps nothing new.
+
+    The embedded broker goes with the run; a shared one (CI's Mosquitto) would keep
+    every test table's `bridge/{availability,link,counters}` for ever (tests' tables
+    are new ids each time).
+    """
+    url = os.environ.get("MJTABLE_TEST_MQTT")
+    before = config.stash.get(_RETAINED_BEFORE, None)
+    if url and before is not None:
+        asyncio.run(clear_what_was_retained_since(url, before))

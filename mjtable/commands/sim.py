@@ -15,6 +15,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from firmware_bridge.stopping import interruptible
 from hil_tests.simulator.controller import Controller
 from hil_tests.simulator.faults import Faults
 from hil_tests.simulator.table import SimulatedTable
@@ -105,8 +106,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     try:
         if args.mode == "soak":
-            return asyncio.run(_soak(args, faults, violations))
-        return asyncio.run(_run(args, faults, violations))
+            return asyncio.run(interruptible(_soak(args, faults, violations)))
+        return asyncio.run(interruptible(_run(args, faults, violations)))
     except KeyboardInterrupt:
         return 130
 
