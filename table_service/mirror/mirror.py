@@ -231,6 +231,7 @@ class TableMirror(DrawingMixin, ClaimsMixin, WinsMixin):
             "table": self.table,
             "players": list(session.players),
             "profile": self.profile.label,
+            "seat_order": self.profile.seat_order,  # whom the seat winds count from (§2)
             "dealer": self.deal.dealer,
             "streak": self.deal.streak,
             "round_wind": WINDS[self.deal.round_wind],
@@ -451,6 +452,7 @@ class TableMirror(DrawingMixin, ClaimsMixin, WinsMixin):
         )
         hand.phase = "over"
         hand.result = result
+        hand.shown_by = seat if result in LAID_DOWN else None
         self.last_hand = hand
         hand.pending = None
         self._robbed = None
@@ -460,6 +462,9 @@ class TableMirror(DrawingMixin, ClaimsMixin, WinsMixin):
         else:
             self.deal = nxt
 
+
+# The results that end a hand by a seat laying its hand down: everyone sees its tiles.
+LAID_DOWN: Final = frozenset({"win", "false_win"})
 
 # Events that only happen within a hand, after its deal has begun.
 _MID_HAND: Final = frozenset(

@@ -123,9 +123,12 @@ class SeatState:
     def exposed(self) -> bool:
         return any(m.kind != "kong_concealed" for m in self.melds)
 
-    def snapshot(self, concealed: bool = False, *, over: bool = False) -> dict[str, Any]:
+    def snapshot(
+        self, concealed: bool = False, *, over: bool = False, laid_down: bool = False
+    ) -> dict[str, Any]:
         """The seat as the public (or, `concealed`, the referee) may see it; `over`: the
-        hand has ended, which reveals what play kept hidden."""
+        hand has ended, which reveals what play kept hidden; `laid_down`: this seat ended
+        it by laying its hand down (a win, a 詐胡), so everyone sees its tiles."""
         shown = concealed or over
         data: dict[str, Any] = {
             "seat": self.seat,
@@ -142,9 +145,10 @@ class SeatState:
             "declared": self._declared_as_seen(shown),
             "owed_replacements": self.owed,
         }
-        if concealed:  # what only the referee may see: the tiles, and 過水 (it tells a wait)
-            data["passed_win"] = self.passed_win
+        if concealed or laid_down:
             data["concealed"] = [tile_code(t) for t in self.concealed]
+        if concealed:  # what only the referee may see: 過水 (it tells a wait), tile ids
+            data["passed_win"] = self.passed_win
             data["concealed_ids"] = list(self.concealed)
         return data
 
@@ -240,6 +244,7 @@ class HandState:
     misread: tuple[str, Any] | None = None
     reread: tuple[str, Any] | None = None
     result: str | None = None  # how it ended, once phase is "over"
+    shown_by: int | None = None  # the seat that laid its hand down to end it (a win, a 詐胡)
     unseen: bool = False  # its beginning was not seen: followed, never judged (replay-format)
     flower_pass: dict[int, int] = field(default_factory=dict)  # 補花: a flower's pass (passes.py)
 
@@ -273,5 +278,8 @@ class HandState:
                 "from_seat": self.pending.seat,
                 "claims": open_claims(self.pending, [s.dead for s in self.seats]),
             },
-            "seats": [s.snapshot(concealed, over=over) for s in self.seats],
+            "seats": [
+                s.snapshot(concealed, over=over, laid_down=over and s.seat == self.shown_by)
+                for s in self.seats
+            ],
         }

@@ -33,6 +33,7 @@ def test_snapshot_of_a_session_before_its_first_hand() -> None:
         "table": "t1",
         "players": ["甲", "乙", "丙", "丁"],
         "profile": "mjonline",
+        "seat_order": "opening",  # the seat winds count from the 開門位 (§2)
         "dealer": 3,
         "streak": 2,
         "round_wind": "S",

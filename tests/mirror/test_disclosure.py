@@ -7,10 +7,11 @@ import json
 from typing import Any
 
 from table_service.rules.tiles import tile_code
-from tests.mirror.script import Script, quiet
+from tests.mirror.script import QUIET, Script, quiet
 
 KONG_E = "3p 3p 3p 2m 3m 4m 6m 7m 8m 2s 3s 4s 7p 8p E E"  # seat 1: waits 6p 9p, a 3p triplet
 READY_W = "2m 3m 4m 6m 7m 8m 2s 3s 4s 6p 6p 6p 7s 8s W W"  # seat 2: waits 6s 9s
+READY_1 = "2m 3m 4m 6m 7m 8m 2p 2p 2p 2s 3s 4s 7p 8p E E"  # seat 1 waits 6p 9p
 
 
 def seat(t: Script, s: int, *, concealed: bool = False) -> dict[str, Any]:
@@ -117,3 +118,25 @@ def test_a_void_declaration_looks_pressed_to_the_public_until_the_hand_ends() ->
     t.finish()
     assert t.mirror.hand is not None and t.mirror.hand.phase == "over"
     assert t.mirror.hand.snapshot(concealed=False)["seats"][2]["declared"] is None
+
+
+def test_a_winner_lays_its_hand_down_for_everyone_and_the_others_keep_theirs() -> None:
+    t = Script(quiet({1: READY_1}, extra="9p"))
+    t.discard(0, "9p")
+    assert "concealed" not in seat(t, 1)  # in play: hidden
+    t.win(1)
+    shown = seat(t, 1)
+    assert sorted(shown["concealed"]) == sorted([*READY_1.split(), "9p"])  # with the winning tile
+    assert "concealed_ids" not in shown and "passed_win" not in shown  # still the public view
+    assert all("concealed" not in seat(t, s) for s in (0, 2, 3))
+
+
+def test_a_false_win_lays_its_hand_down_and_a_drawn_hand_shows_none() -> None:
+    t = Script(quiet({0: QUIET[0] + " 2m"}))
+    t.win(0)
+    assert t.hand().result == "false_win"
+    assert sorted(seat(t, 0)["concealed"]) == sorted([*QUIET[0].split(), "2m"])
+    drawn = Script(quiet())
+    drawn.burn(0)
+    assert drawn.hand().result == "drawn"
+    assert all("concealed" not in seat(drawn, s) for s in range(4))

@@ -1,16 +1,20 @@
-// What the scoreboard announces: a hand's result (winner, winning tile, the 台 breakdown with
-// the dealer 台 apart, the settlement), a 荒局, a 詐胡, a violation and a fault. A hand's
-// banner stays until the next hand is dealt; violations and faults go by themselves.
+// What the scoreboard announces: a hand's result (winner, the hand laid down and its winning
+// tile, the 台 breakdown with the dealer 台 apart, the settlement), a 荒局, a 詐胡, a
+// violation and a fault. They stand in the page's rail, beside the board, never over a seat:
+// a hand's result stays there until the next one (on a narrow screen, where the rail is above
+// the board, until the next hand is dealt); violations and faults go by themselves.
 
 import { h, fill } from "./dom.js";
 import { lang, money, t, windName } from "./i18n.js";
-import { dealerLabel, playerName } from "./board.js";
-import { tile } from "./tiles.js";
+import { dealerLabel, meldView, playerName } from "./board.js";
+import { tile, tileOrder } from "./tiles.js";
 import { faultRule, itemName, violationRule } from "./vocabulary.js";
 
 export const TOAST_SECONDS = { violation: 15, fault: 12 };
 const MAX_TOASTS = 4;
-const HAND_MIN_SECONDS = 8; // a hand's banner stays at least this long
+const HAND_MIN_SECONDS = 8; // on a narrow screen, a hand's banner stays at least this long
+// Where the rail stands beside the board (dashboard.css): there a result covers nothing.
+const WIDE = "(min-aspect-ratio: 1001/1000) and (min-width: 761px)";
 
 function name(state, seat) {
   return seat === null || seat === undefined ? "" : playerName(state, seat);
@@ -86,8 +90,25 @@ function nextView(record, state) {
   });
 }
 
+/** The hand the winner (or a 詐胡's seat) laid down, as the state shows it once the hand is
+ *  over: its melds, its concealed tiles in order and the winning tile apart. None when the
+ *  state is of another hand or shows no tiles. */
+function laidDownView(record, state) {
+  const seat = state?.hand?.phase === "over" && state.hands === record.hand
+    ? state.hand.seats?.[record.seat] : null;
+  if (!seat || !Array.isArray(seat.concealed)) return null;
+  const rest = [...seat.concealed];
+  const at = record.winning_tile ? rest.lastIndexOf(record.winning_tile) : -1;
+  if (at >= 0) rest.splice(at, 1);
+  rest.sort((a, b) => tileOrder(a) - tileOrder(b));
+  return h("div", { class: "banner-laid", "aria-label": t("hand.laid_down", { name: name(state, record.seat) }) },
+    seat.melds.map(meldView),
+    h("span", { class: "laid-concealed" }, rest.map((code) => tile(code, "tile--meld"))),
+    at >= 0 ? h("span", { class: "laid-win" }, tile(record.winning_tile, "tile--meld tile--winning")) : null);
+}
+
 /** The banner of a hand record (a `hand` message's `record`). */
-export function handBanner(record, state) {
+export function handBanner(record, state, previous = false) {
   const [headline, sub] = title(record, state);
   const winner = record.result === "drawn" ? null : record.seat;
   const codes = record.result === "false_win" && record.codes?.length
@@ -102,6 +123,7 @@ export function handBanner(record, state) {
     h("div", { class: "banner-head" },
       h("div", { class: "banner-title" },
         h("span", { class: "banner-kicker" }, t("hand.no", { n: record.hand }), " · ",
+          previous ? h("span", { class: "banner-previous" }, t("hand.previous"), " · ") : null,
           record.streak > 0 ? dealerLabel(record.streak) : "", record.streak > 0 ? " · " : "",
           t("round", { wind: windName(record.round_wind) })),
         h("span", { class: "banner-headline" }, headline,
@@ -109,6 +131,7 @@ export function handBanner(record, state) {
         sub ? h("span", { class: "banner-sub" }, sub) : null),
       record.winning_tile ? h("div", { class: "banner-tile" },
         tile(record.winning_tile, "tile--win"), h("span", null, t("hand.winning_tile"))) : null),
+    record.result === "drawn" ? null : laidDownView(record, state),
     h("div", { class: "banner-body" },
       showItems ? itemsView(record) : null,
       codes,
@@ -138,7 +161,8 @@ function faultToast(record) {
 
 /**
  * The banners of one board. `root` holds the hand banner, `toastRoot` the stack of
- * violations and faults; `getState()` gives the latest state (names, winds).
+ * violations and faults (the newest first); `getState()` gives the latest state (names,
+ * winds, the hand laid down).
  */
 export class Banners {
   constructor(root, toastRoot, getState) {
@@ -151,8 +175,9 @@ export class Banners {
   }
 
   showHand(record) {
-    this.hand = { record, shownAt: Date.now() };
+    this.hand = { record, shownAt: Date.now(), previous: false };
     clearTimeout(this.dismissTimer);
+    this.dismissTimer = null;
     this.renderHand();
   }
 
@@ -163,15 +188,26 @@ export class Banners {
       return;
     }
     this.root.hidden = false;
-    fill(this.root, handBanner(this.hand.record, this.getState() ?? {}));
+    fill(this.root, handBanner(this.hand.record, this.getState() ?? {}, this.hand.previous));
   }
 
-  /** A new state: the hand banner goes once the next hand is being dealt (or played). */
+  /** A new state: once the next hand is being dealt (or played) the hand banner is the
+   *  previous hand's; on a wide screen it stays in the rail (it covers nothing there) until
+   *  the next result, on a narrow one it goes. While the hand is over, a state may bring
+   *  the hand laid down. */
   onState(state) {
     if (!this.hand) return;
     const phase = state?.hand?.phase;
     const next = phase === "dealing" || phase === "play";
-    if (!next) return;
+    if (!next) {
+      if (phase === "over") this.renderHand();
+      return;
+    }
+    if (!this.hand.previous) {
+      this.hand.previous = true;
+      this.renderHand();
+    }
+    if (window.matchMedia(WIDE).matches) return;
     const left = HAND_MIN_SECONDS * 1000 - (Date.now() - this.hand.shownAt);
     if (left <= 0) {
       this.hand = null;
@@ -192,8 +228,7 @@ export class Banners {
       h("div", { class: `toast-timer toast-timer--${kind}` }));
     this.fillToast(entry);
     this.toasts.push(entry);
-    this.stack(kind === "violation" ? String(record.seat) : "center").append(entry.el);
-    this.layout();
+    this.toastRoot.prepend(entry.el); // the newest on top
     entry.timer = setTimeout(() => this.drop(entry), TOAST_SECONDS[kind] * 1000);
     while (this.toasts.length > MAX_TOASTS) this.drop(this.toasts[0]);
   }
@@ -208,38 +243,6 @@ export class Banners {
     clearTimeout(entry.timer);
     entry.el.remove();
     this.toasts = this.toasts.filter((e) => e !== entry);
-  }
-
-  /** The stack of toasts over one seat ("0"–"3") or over the middle ("center"). */
-  stack(area) {
-    let el = this.toastRoot.querySelector(`[data-area="${area}"]`);
-    if (!el) {
-      el = h("div", { class: "toast-stack", dataset: { area } });
-      this.toastRoot.append(el);
-    }
-    return el;
-  }
-
-  /**
-   * Put each stack over its seat's panel (a violation shows on the offender) or over the
-   * middle; on a narrow screen the stylesheet stacks them at the top instead.
-   */
-  layout() {
-    const narrow = window.matchMedia("(max-aspect-ratio: 1/1), (max-width: 760px)").matches;
-    const origin = this.toastRoot.getBoundingClientRect();
-    for (const stack of this.toastRoot.querySelectorAll(".toast-stack")) {
-      const area = stack.dataset.area;
-      const target = document.querySelector(area === "center" ? ".board .center" : `.board .seat[data-seat="${area}"]`);
-      if (narrow || !target) {
-        for (const key of ["left", "top", "width", "height"]) stack.style[key] = "";
-        continue;
-      }
-      const rect = target.getBoundingClientRect();
-      stack.style.left = `${rect.left - origin.left}px`;
-      stack.style.top = `${rect.top - origin.top}px`;
-      stack.style.width = `${rect.width}px`;
-      stack.style.height = `${rect.height}px`;
-    }
   }
 
   /** Re-render everything (the language changed). */

@@ -31,6 +31,12 @@ export function roundLabel(state) {
   return t("round.deal", { wind: windName(state.round_wind), n: state.deal_in_round ?? 1 });
 }
 
+/** Whom the seat winds count from (§2, the profile's `seat_order`): said once on the board,
+ *  since the dealer often sits 南 or 北 under 開門序. */
+export function windsRule(seatOrder) {
+  return t(seatOrder === "dealer" ? "winds.dealer" : "winds.opening");
+}
+
 function scoreClass(n) {
   if (n > 0) return "score score--up";
   if (n < 0) return "score score--down";
@@ -55,7 +61,7 @@ export function claimers(state) {
 /** A meld. An 暗槓 in play comes with its kind alone (the public state says only that
  *  the seat holds one): four backs, never a face. With its tiles (the hand is over, or a
  *  stepper's picture) its middle two are turned up. */
-function meldView(meld) {
+export function meldView(meld) {
   const codes = Array.isArray(meld.tiles) ? meld.tiles : [];
   const hidden = meld.kind === "kong_concealed" && codes.length !== 4;
   let tiles;
@@ -165,7 +171,9 @@ function centerView(state) {
   const phase = hand ? hand.phase : "none";
   const parts = [
     h("div", { class: "center-round" }, roundLabel(state),
-      state.profile ? h("span", { class: "center-profile" }, t("session.profile", { p: state.profile })) : null),
+      h("span", { class: "center-rules" },
+        state.profile ? h("span", { class: "center-profile" }, t("session.profile", { p: state.profile })) : null,
+        state.seat_order ? h("span", { class: "center-winds" }, windsRule(state.seat_order)) : null)),
     h("div", { class: `center-phase phase--${phase}` }, t(`phase.${phase}`)),
   ];
   if (hand) {

@@ -53,7 +53,6 @@ function render() {
   label.hidden = !offline;
   fill(label, h("strong", null, t("conn.offline")), h("span", null, t("conn.offline.detail")));
   fill(boardWrap, renderBoard(state, { flash: new Set(flash.keys()) }));
-  banners.layout();
 }
 
 function flashSeat(seat) {
@@ -119,8 +118,6 @@ function onMessage(message) {
   }
   scheduleRender();
 }
-
-window.addEventListener("resize", () => banners.layout());
 
 setupPage(() => {
   render();
