@@ -1,10 +1,11 @@
-"""The table page on a 55" TV read from 3 m (1920×1080): tiles large enough to read, none cut
-off at the fullest moment of a hand, the seat winds' rule said on the board, and the
-results, violations and faults in a rail of their own that never covers a seat, the win's
-hand laid down in its banner."""
+"""The table and club pages on a 55" TV read from 3 m (1920×1080): tiles large enough to
+read, none cut off at the fullest moment of a hand, the seat winds' rule said on the board,
+the results, violations and faults in a rail of their own that never covers a seat, the
+win's hand laid down in its banner; the club's cards filling the screen for 1 table or 50."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from tests.api.kit import events_of, game_of
@@ -109,3 +110,57 @@ async def test_results_and_violations_stand_beside_the_board_and_never_cover_a_s
     await page.wait_for_selector(".banner-previous", timeout=15_000)
     assert "上一手" in (await page.text_content(".banner-hand") or "")  # kept, as the last hand's
     assert await chrome.reported() == []
+
+
+# The club's cards: how much of the grid's box they cover, and their smallest size.
+CARDS = """() => {
+  const grid = document.querySelector(".club-grid").getBoundingClientRect();
+  const cards = [...document.querySelectorAll(".club-card")].map((c) => c.getBoundingClientRect());
+  const area = cards.reduce((a, r) => a + r.width * r.height, 0);
+  return {count: cards.length, covered: area / (grid.width * grid.height),
+    bottom: Math.max(...cards.map((r) => r.bottom)), height: window.innerHeight,
+    smallest: Math.min(...cards.map((r) => Math.min(r.width, r.height))),
+    names: Math.min(...[...document.querySelectorAll(".card-name")].map((n) =>
+      parseFloat(getComputedStyle(n).fontSize)))}; }"""
+
+
+async def test_the_club_page_fills_the_screen_for_one_table_four_or_fifty(
+    site: Site, chrome: Chrome
+) -> None:
+    start = events_of(game_of(hands=1), "c1")[:6]  # a hand begun: shuffled, built, dealt
+    await site.play("c1", start)
+    page = await chrome.open(f"{site.url}/", viewport=HD)
+    await page.wait_for_selector(".club-card")
+    one = await page.evaluate(CARDS)
+    assert one["count"] == 1 and one["covered"] > 0.9, one  # one table: the whole screen
+    await page.close()
+
+    for n in range(2, 5):
+        await site.publish(f"c{n}", events_of(game_of(hands=1), f"c{n}")[:6])
+    await until_cards(site, 4)
+    page = await chrome.open(f"{site.url}/", viewport=HD)
+    await page.wait_for_function("() => document.querySelectorAll('.club-card').length === 4")
+    four = await page.evaluate(CARDS)
+    assert four["covered"] > 0.85, four  # four tables: a quarter of the screen each
+    await page.close()
+
+    for n in range(5, 51):
+        await site.publish(f"c{n}", events_of(game_of(hands=1), f"c{n}")[:6])
+    await until_cards(site, 50)
+    page = await chrome.open(f"{site.url}/", viewport=HD)
+    await page.wait_for_function("() => document.querySelectorAll('.club-card').length === 50")
+    fifty = await page.evaluate(CARDS)
+    assert fifty["covered"] > 0.75, fifty  # the gaps between 50 cards aside, all of it
+    assert fifty["bottom"] <= fifty["height"], fifty  # and no scrolling
+    assert fifty["smallest"] >= 150 and fifty["names"] >= 20, fifty  # read from across the room
+    await shoot(page, "club-tv-50")
+    assert await chrome.reported() == []
+
+
+async def until_cards(site: Site, n: int) -> None:
+    """Until the service follows `n` tables."""
+    for _ in range(300):
+        if len(await site.get("/api/tables")) >= n:
+            return
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"the service follows fewer than {n} tables")

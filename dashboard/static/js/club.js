@@ -8,7 +8,6 @@ import { ConnectionView, setupPage } from "./ui.js";
 
 const REFRESH_VIOLATIONS_MS = 30_000;
 const CARD_RATIO = 1.3; // a card's width to its height
-const CARD_MAX = 460; // px: a few tables do not make giant cards
 const tables = new Map(); // table -> state
 const openViolations = new Map(); // table -> count
 const recent = new Map(); // table -> {kind, until}: a card lights up after a hand or a breach
@@ -67,26 +66,23 @@ function card(state) {
 }
 
 function layout(count) {
-  // As many cards as there are tables, as big as the screen allows (no scrolling on a TV).
+  // As many cards as there are tables, filling the screen whether 1 table or 50 (no
+  // scrolling on a TV): the number of columns that makes the cards largest at about
+  // CARD_RATIO, the rows sharing the whole height; a card's text scales with its size.
   if (window.matchMedia("(max-width: 760px)").matches || count === 0) {
     grid.style.gridTemplateColumns = "";
     grid.style.gridTemplateRows = "";
     return;
   }
   const box = grid.getBoundingClientRect();
-  const width = box.width;
   const height = Math.max(200, window.innerHeight - box.top - 8);
   let best = { cols: 1, size: 0 };
   for (let cols = 1; cols <= count; cols += 1) {
-    const rows = Math.ceil(count / cols);
-    const size = Math.min(width / cols, (height / rows) * CARD_RATIO, CARD_MAX);
+    const size = Math.min(box.width / cols, (height / Math.ceil(count / cols)) * CARD_RATIO);
     if (size > best.size + 0.5) best = { cols, size };
   }
-  const cols = Math.max(best.cols, Math.min(count, Math.floor(width / CARD_MAX)));
-  const rows = Math.ceil(count / cols);
-  const rowHeight = Math.floor(Math.min(height / rows, (width / cols) / CARD_RATIO)) - 8;
-  grid.style.gridTemplateColumns = `repeat(${cols}, minmax(0, 1fr))`;
-  grid.style.gridTemplateRows = `repeat(${rows}, ${rowHeight}px)`;
+  grid.style.gridTemplateColumns = `repeat(${best.cols}, minmax(0, 1fr))`;
+  grid.style.gridTemplateRows = `repeat(${Math.ceil(count / best.cols)}, minmax(0, 1fr))`;
 }
 
 function render() {
