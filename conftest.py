@@ -37,3 +37,17 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
     clear_new_retained(session.config)
+
+
+# Tests that measure the link's real time (the conformance suite's intervals, the bridge's
+# and the intake's clocks, the HIL runs): `-m timing` runs them alone, after the rest has
+# run on every core (`-n auto -m "not timing"`), for a busy core makes a device look late.
+TIMING = ("tests/conformance/", "tests/bridge/", "tests/live/", "hil_tests/")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    root = config.rootpath
+    for item in items:
+        where = item.path.relative_to(root).as_posix() if item.path.is_relative_to(root) else ""
+        if where.startswith(TIMING):
+            item.add_marker(pytest.mark.timing)

@@ -145,10 +145,11 @@ class SeatState:
             "declared": self._declared_as_seen(shown),
             "owed_replacements": self.owed,
         }
-        if concealed or laid_down:
-            data["concealed"] = [tile_code(t) for t in self.concealed]
-        if concealed:  # what only the referee may see: 過水 (it tells a wait), tile ids
+        if laid_down:  # the hand that ended it, as laid on the table: public
+            data["laid_down"] = [tile_code(t) for t in self.concealed]
+        if concealed:  # what only the referee may see: the tiles, and 過水 (it tells a wait)
             data["passed_win"] = self.passed_win
+            data["concealed"] = [tile_code(t) for t in self.concealed]
             data["concealed_ids"] = list(self.concealed)
         return data
 

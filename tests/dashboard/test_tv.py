@@ -99,10 +99,10 @@ async def test_results_and_violations_stand_beside_the_board_and_never_cover_a_s
           [t.dataset.code ?? "back", t.classList.contains("tile--winning")])"""
     )
     in_melds = sum(len(m["tiles"]) for m in winner["melds"])
-    assert len(laid) == in_melds + len(winner["concealed"])  # every tile of the hand
+    assert len(laid) == in_melds + len(winner["laid_down"])  # every tile of the hand
     assert [code for code, winning in laid if winning] == [last["winning_tile"]]
     assert sorted(code for code, _ in laid) == sorted(
-        [*winner["concealed"], *(t for m in winner["melds"] for t in m["tiles"])]
+        [*winner["laid_down"], *(t for m in winner["melds"] for t in m["tiles"])]
     )
     await shoot(page, "scoreboard-tv-win")
 

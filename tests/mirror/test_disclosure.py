@@ -126,17 +126,18 @@ def test_a_winner_lays_its_hand_down_for_everyone_and_the_others_keep_theirs() -
     assert "concealed" not in seat(t, 1)  # in play: hidden
     t.win(1)
     shown = seat(t, 1)
-    assert sorted(shown["concealed"]) == sorted([*READY_1.split(), "9p"])  # with the winning tile
-    assert "concealed_ids" not in shown and "passed_win" not in shown  # still the public view
-    assert all("concealed" not in seat(t, s) for s in (0, 2, 3))
+    assert sorted(shown["laid_down"]) == sorted([*READY_1.split(), "9p"])  # with the winning tile
+    assert not {"concealed", "concealed_ids", "passed_win"} & shown.keys()  # the public view
+    assert all("laid_down" not in seat(t, s) for s in (0, 2, 3))
+    assert seat(t, 1, concealed=True)["laid_down"] == seat(t, 1, concealed=True)["concealed"]
 
 
 def test_a_false_win_lays_its_hand_down_and_a_drawn_hand_shows_none() -> None:
     t = Script(quiet({0: QUIET[0] + " 2m"}))
     t.win(0)
     assert t.hand().result == "false_win"
-    assert sorted(seat(t, 0)["concealed"]) == sorted([*QUIET[0].split(), "2m"])
+    assert sorted(seat(t, 0)["laid_down"]) == sorted([*QUIET[0].split(), "2m"])
     drawn = Script(quiet())
     drawn.burn(0)
     assert drawn.hand().result == "drawn"
-    assert all("concealed" not in seat(drawn, s) for s in range(4))
+    assert all("laid_down" not in seat(drawn, s) for s in range(4))

@@ -96,8 +96,8 @@ function nextView(record, state) {
 function laidDownView(record, state) {
   const seat = state?.hand?.phase === "over" && state.hands === record.hand
     ? state.hand.seats?.[record.seat] : null;
-  if (!seat || !Array.isArray(seat.concealed)) return null;
-  const rest = [...seat.concealed];
+  if (!seat || !Array.isArray(seat.laid_down)) return null;
+  const rest = [...seat.laid_down];
   const at = record.winning_tile ? rest.lastIndexOf(record.winning_tile) : -1;
   if (at >= 0) rest.splice(at, 1);
   rest.sort((a, b) => tileOrder(a) - tileOrder(b));

@@ -121,8 +121,9 @@ function seatView(state, seat, opts) {
   let flowers = null;
   let river = null;
   if (data) {
-    const concealed = Array.isArray(data.concealed)
-      ? [...data.concealed].sort((a, b) => tileOrder(a) - tileOrder(b)).map((c) => tile(c, "tile--meld"))
+    const faces = data.concealed ?? data.laid_down; // a stepper's picture, or a hand laid down
+    const concealed = Array.isArray(faces)
+      ? [...faces].sort((a, b) => tileOrder(a) - tileOrder(b)).map((c) => tile(c, "tile--meld"))
       : Array.from({ length: data.concealed_count ?? 0 }, () => back("tile--hand"));
     handRow = h("div", { class: "seat-hand" },
       h("span", { class: "hand-concealed", title: t("tiles.concealed", { n: data.concealed_count ?? 0 }) }, concealed),
