@@ -141,11 +141,14 @@ async def test_schemathesis_with_every_check_and_its_stateful_phase_finds_nothin
         "MJTABLE_SCHEMA_TOKEN": api.admin,
         "PYTHONPATH": str(Path(__file__).parents[2]),
     }
+    # the campaign's full depth on SQLite; PostgreSQL, whose every route the test above
+    # already exercises, gets a shorter one (what it adds is its storage's own refusals)
+    examples = "40" if store_url.startswith("sqlite") else "15"
     async with serving(app) as url:
         process = await asyncio.create_subprocess_exec(
             str(Path(sys.executable).parent / "schemathesis"), "run", f"{url}/openapi.json",
             "--checks", "all", "--phases", "examples,coverage,fuzzing,stateful",
-            "--max-examples", "40", "--seed", os.environ.get("MJTABLE_SCHEMA_SEED", "7"),
+            "--max-examples", examples, "--seed", os.environ.get("MJTABLE_SCHEMA_SEED", "7"),
             "--workers", "1", "--no-color",
             "--report-dir", str(tmp_path), "--suppress-health-check", "all",
             cwd=tmp_path, env=env,

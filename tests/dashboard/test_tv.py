@@ -127,34 +127,30 @@ CARDS = """() => {
 async def test_the_club_page_fills_the_screen_for_one_table_four_or_fifty(
     site: Site, chrome: Chrome
 ) -> None:
-    start = events_of(game_of(hands=1), "c1")[:6]  # a hand begun: shuffled, built, dealt
-    await site.play("c1", start)
-    page = await chrome.open(f"{site.url}/", viewport=HD)
-    await page.wait_for_selector(".club-card")
-    one = await page.evaluate(CARDS)
+    one = await club_of(site, chrome, 1)
     assert one["count"] == 1 and one["covered"] > 0.9, one  # one table: the whole screen
-    await page.close()
-
-    for n in range(2, 5):
-        await site.publish(f"c{n}", events_of(game_of(hands=1), f"c{n}")[:6])
-    await until_cards(site, 4)
-    page = await chrome.open(f"{site.url}/", viewport=HD)
-    await page.wait_for_function("() => document.querySelectorAll('.club-card').length === 4")
-    four = await page.evaluate(CARDS)
+    four = await club_of(site, chrome, 4)
     assert four["covered"] > 0.85, four  # four tables: a quarter of the screen each
-    await page.close()
-
-    for n in range(5, 51):
-        await site.publish(f"c{n}", events_of(game_of(hands=1), f"c{n}")[:6])
-    await until_cards(site, 50)
-    page = await chrome.open(f"{site.url}/", viewport=HD)
-    await page.wait_for_function("() => document.querySelectorAll('.club-card').length === 50")
-    fifty = await page.evaluate(CARDS)
+    fifty = await club_of(site, chrome, 50, shot="club-tv-50")
     assert fifty["covered"] > 0.75, fifty  # the gaps between 50 cards aside, all of it
     assert fifty["bottom"] <= fifty["height"], fifty  # and no scrolling
     assert fifty["smallest"] >= 150 and fifty["names"] >= 20, fifty  # read from across the room
-    await shoot(page, "club-tv-50")
     assert await chrome.reported() == []
+
+
+async def club_of(site: Site, chrome: Chrome, n: int, shot: str | None = None) -> dict[str, Any]:
+    """The club page at 1920×1080 once tables c1…cn have each begun a hand: its cards."""
+    for k in range(1, n + 1):
+        if not any(b.table == f"c{k}" for b in site.bridges):
+            await site.publish(f"c{k}", events_of(game_of(hands=1), f"c{k}")[:6])
+    await until_cards(site, n)
+    page = await chrome.open(f"{site.url}/", viewport=HD)
+    await page.wait_for_function(f"() => document.querySelectorAll('.club-card').length === {n}")
+    cards: dict[str, Any] = await page.evaluate(CARDS)
+    if shot:
+        await shoot(page, shot)
+    await page.close()
+    return cards
 
 
 async def until_cards(site: Site, n: int) -> None:
