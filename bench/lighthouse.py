@@ -28,6 +28,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from hil_tests.broker import free_port  # noqa: E402  (the project's one free-port finder)
+
 TOOL = ROOT / "bench" / ".lighthouse"
 VERSION = "12"
 CHROMIUM = os.environ.get("MJTABLE_TEST_CHROMIUM") or "/usr/bin/chromium"
@@ -52,14 +55,6 @@ def lighthouse() -> Path:
             check=True,
         )  # fmt: skip
     return binary
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def get_json(url: str) -> object:

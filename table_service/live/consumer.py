@@ -29,7 +29,7 @@ from typing import Any
 
 import aiomqtt
 
-from firmware_bridge.messages import Event, EventKey, ReplayRequest
+from firmware_bridge.messages import Event, EventKey, ReplayRequest, Topics
 from firmware_bridge.stopping import cancel_and_wait
 from table_service.live.order import (
     GAP_TIMEOUT,
@@ -57,7 +57,6 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 RECONNECT_DELAY = 0.2
-AVAILABILITY_SUFFIX = "/bridge/availability"  # `online`: the bridge now hears requests
 
 
 def _payload_bytes(payload: Any) -> bytes:
@@ -130,6 +129,10 @@ class Consumer:
         self.callback_errors = 0
         self._client: aiomqtt.Client | None = None
         self._asking: set[asyncio.Task[bool]] = set()  # replay requests on a bridge's return
+        # every table's topics (the bridge's own map), and the ends that tell them apart
+        self._all = Topics(base, "+")
+        self._event_end = self._all.event[len(self._all.root) :]
+        self._availability_end = self._all.availability[len(self._all.root) :]
 
     @property
     def connected(self) -> bool:
@@ -144,7 +147,7 @@ class Consumer:
 
             def put_nowait(self, item: aiomqtt.Message) -> None:
                 topic, payload = str(item.topic), _payload_bytes(item.payload)
-                if topic.endswith(AVAILABILITY_SUFFIX):
+                if topic.endswith(consumer._availability_end):
                     consumer.hear_bridge(topic, payload)
                 else:
                     consumer.handle(topic, payload)
@@ -156,8 +159,8 @@ class Consumer:
                     self.hostname, self.port, identifier=self.client_id, clean_session=False,
                     queue_type=HandleOnArrival, **self.client_options,
                 ) as client:  # fmt: skip
-                    await client.subscribe(f"{self.base}/+/event", qos=1)
-                    await client.subscribe(f"{self.base}/+{AVAILABILITY_SUFFIX}", qos=1)
+                    await client.subscribe(self._all.event, qos=1)
+                    await client.subscribe(self._all.availability, qos=1)  # `online`: it hears
                     self._client = client
                     self.reconnects += ever_connected
                     ever_connected = True
@@ -266,18 +269,18 @@ class Consumer:
     def hear_bridge(self, topic: str, payload: bytes, now: float | None = None) -> None:
         """A bridge's availability: once it is `online` (again), what it may have missed
         while away is asked again; it hears requests only while connected."""
-        prefix = f"{self.base}/"
-        if payload != b"online" or not topic.startswith(prefix):
+        table = self._table_of(topic, self._availability_end)
+        if payload != b"online" or table is None:
             return
-        table = topic[len(prefix) : -len(AVAILABILITY_SUFFIX)]
         point = self.order.bridge_back(table, time.monotonic() if now is None else now)
         if point is not None:
             task = asyncio.get_running_loop().create_task(self.request_replay(table, point))
             self._asking.add(task)
             task.add_done_callback(self._asking.discard)
 
-    def _table_of(self, topic: str) -> str | None:
-        prefix, suffix = f"{self.base}/", "/event"
+    def _table_of(self, topic: str, suffix: str | None = None) -> str | None:
+        """The table a topic of ours names (an event's, or one ending in `suffix`)."""
+        prefix, suffix = f"{self.base}/", suffix or self._event_end
         if topic.startswith(prefix) and topic.endswith(suffix):
             return topic[len(prefix) : -len(suffix)]
         return None
