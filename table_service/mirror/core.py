@@ -36,6 +36,7 @@ class MirrorCore:
     def __init__(self, table: str) -> None:
         self.table = table
         self.session: SessionStart | None = None
+        self.next_session: SessionStart | None = None  # begins at the next shuffle
         self.profile = Profile()
         self.deal = Deal(0)
         self.hand: HandState | None = None

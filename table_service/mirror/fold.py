@@ -41,6 +41,9 @@ def fold(
     body = dict(body or {})
     if kind == "session":
         return mirror.start_session(SessionStart.model_validate(body))
+    if kind == "session_end":
+        mirror.end_session()
+        return []
     if kind == "fault":
         return [Fault(table=mirror.table, **body)]
     if kind == "correction" and log_id not in rulings.withdrawn_logs:
@@ -49,4 +52,4 @@ def fold(
             mirror.correct_deal(ruling.dealer, ruling.streak, ruling.round_wind)
         elif ruling.kind == "penalty":
             mirror.pay(mirror.penalty(ruling.seat, ruling.tai))
-    return []  # a session's end, a note; a ruling on the past acts where it names
+    return []  # a note; a ruling on the past acts where it names

@@ -118,28 +118,48 @@ class TableMirror(DrawingMixin, ClaimsMixin, WinsMixin):
             self.hand.dealer = deal.dealer
 
     def start_session(self, session: SessionStart) -> list[Record]:
-        """Start (or restart) the session. A hand whose tiles have begun to move is followed
-        to its end but not judged (the session did not see it from its start): the session
-        tells its deal, and the next deal is learnt from who takes the first tiles. A hand
-        still shuffling or built is the session's, dealt by its dealer."""
+        """Start (or restart) the session. One asked for while a hand's tiles are moving
+        begins at the next shuffle: the hand under way is finished, judged and paid in the
+        session it began in. A hand still shuffling or built is the new session's, dealt
+        by its dealer."""
         self._out = []
+        hand = self.hand
+        if hand is not None and hand.phase in ("dealing", "play"):
+            self.next_session = session
+        else:
+            self._begin_session(session)
+        return self._out
+
+    def session_deal(self) -> dict[str, Any]:
+        """Where the 將 stands now, as a session start names it."""
+        deal = self.deal
+        return {
+            "dealer": deal.dealer, "streak": deal.streak,
+            "round_wind": WINDS[deal.round_wind], "start_seat": deal.first_dealer,
+        }  # fmt: skip
+
+    def end_session(self) -> None:
+        """The session ends now; a session asked for and not yet begun never begins."""
+        self.next_session = None
+
+    def _begin_session(self, session: SessionStart) -> None:
+        """The session takes the table: its players, stakes, profile and deal. A deal the
+        start leaves open is the table's own as it stands (as a referee ruled it)."""
         self.session = session
+        self.next_session = None
         self.profile = session.rule_profile()
-        self.deal = session.deal()
+        self.deal = session.deal(self._ruled_deal or self.deal)
         self._deal_uncertain = None  # the session tells the deal
         self._ruled_deal = None
+        self.jiang_over = False
         hand = self.hand
         if hand is not None and hand.phase in ("shuffling", "built"):
             hand.dealer = self.deal.dealer  # no tile has moved: the hand is the session's
-        elif hand is not None and hand.phase not in ("over", "idle"):
-            self._unseen("a session started in the middle of a hand")  # its deal: this hand's
         else:
             self.hand = None
         self.hands = 0
         self.totals = [0] * SEATS
-        self.jiang_over = False
         self._claim = None
-        return self._out
 
     def pass_over(self, event: Event) -> list[Record]:
         """An event a referee's ruling says did not happen: its seq is taken (so no gap is
@@ -307,6 +327,8 @@ class TableMirror(DrawingMixin, ClaimsMixin, WinsMixin):
             # who won it is not known: the deal will tell (a hand that ended said so then,
             # unless a referee has told the deal since)
             self._deal_uncertain = "unjudged"
+        if self.next_session is not None:  # asked for while the last hand was under way
+            self._begin_session(self.next_session)
         self.hand = HandState([SeatState(s) for s in range(SEATS)], self.deal.dealer)
         if self._ruled_deal is not None:  # a ruling made while the last hand was under way
             self._take_deal(self._ruled_deal)

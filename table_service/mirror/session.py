@@ -17,6 +17,8 @@ from table_service.rules.table import Deal
 
 WINDS: Final = ("E", "S", "W", "N")
 
+NEW_TABLE: Final = Deal(0)  # where a table that has never played stands
+
 # Named presets (taiwan16.md §7), shipped with the rules engine; the default first.
 PRESETS: Final[tuple[str, ...]] = preset_names()
 
@@ -31,10 +33,14 @@ class SessionStart(BaseModel):
     profile: str | dict[str, Any] = "mjonline"
     base: int = Field(100, ge=0)
     per_tai: int = Field(20, ge=0)
-    start_seat: int = Field(0, ge=0, le=3, description="起莊位: where the round-wind marker sits")
-    dealer: int = Field(0, ge=0, le=3)
-    streak: int = Field(0, ge=0, description="連莊 N")
-    round_wind: Literal["E", "S", "W", "N"] = "E"
+    # Where the 將 stands. null (the API's default): the table's own when the session
+    # begins, so a session asked for during a hand takes the deal that hand leads to.
+    start_seat: int | None = Field(
+        0, ge=0, le=3, description="起莊位: where the round-wind marker sits"
+    )
+    dealer: int | None = Field(0, ge=0, le=3)
+    streak: int | None = Field(0, ge=0, description="連莊 N")
+    round_wind: Literal["E", "S", "W", "N"] | None = "E"
 
     @field_validator("profile")
     @classmethod
@@ -66,8 +72,14 @@ class SessionStart(BaseModel):
             return self.profile
         return str(self.profile.get("preset", PRESETS[0]))
 
-    def deal(self) -> Deal:
-        return Deal(self.dealer, self.streak, WINDS.index(self.round_wind), self.start_seat)
+    def deal(self, table: Deal = NEW_TABLE) -> Deal:
+        """Where the 將 stands: what this start names, the rest as `table` stands."""
+        return Deal(
+            table.dealer if self.dealer is None else self.dealer,
+            table.streak if self.streak is None else self.streak,
+            table.round_wind if self.round_wind is None else WINDS.index(self.round_wind),
+            table.first_dealer if self.start_seat is None else self.start_seat,
+        )
 
 
 def _profile_of(spec: str | dict[str, Any], base: int, per_tai: int) -> Profile:

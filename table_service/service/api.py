@@ -49,10 +49,9 @@ from typing_extensions import TypedDict
 from dashboard import STATIC
 from firmware_bridge.stopping import cancel_and_wait
 from table_service.mirror.rulings import Ruling, Seat, Streak, Whole
-from table_service.mirror.session import PRESETS, WINDS, SessionStart
+from table_service.mirror.session import PRESETS, SessionStart
 from table_service.rules.items import negative_item
 from table_service.rules.profile import MAX_TAI, RULE_KEYS, TAI_IDS, Rules
-from table_service.rules.table import Deal
 from table_service.service.disclosure import WITHHELD
 from table_service.service.guards import (
     AUTH_CLIENTS,
@@ -212,15 +211,15 @@ class SessionBody(_Body):
             raise ValueError(f"not a rule profile ({exc})") from None
         return value
 
-    def start(self, table: str, deal: Deal | None = None) -> SessionStart:
-        """The session's start: what the body says, the rest from the table's deal now."""
-        deal = deal or Deal(0)
-        table_says = {
-            "start_seat": deal.first_dealer, "dealer": deal.dealer, "streak": deal.streak,
-            "round_wind": WINDS[deal.round_wind],
-        }  # fmt: skip
+    def start(self, table: str, start_seat: int = 0) -> SessionStart:
+        """The session's start: what the body says. The dealer, streak and round it leaves
+        open are the table's own when the session begins (after the hand under way, if one
+        is); the 起莊位 is the table's now (a 將's, changed only by a 定莊 roll)."""
         given = {k: v for k, v in self.model_dump().items() if v is not None}
-        return SessionStart.model_validate({**table_says, **given, "table": table})
+        return SessionStart.model_validate(
+            {"start_seat": start_seat, "dealer": None, "streak": None, "round_wind": None,
+             **given, "table": table}
+        )  # fmt: skip
 
 
 class DecisionBody(_Body):
@@ -633,11 +632,12 @@ def create_app(
     @app.post("/api/tables/{table}/session", status_code=201, responses={**ADMIN, **BODY})
     async def start_session(table: TableName, body: SessionBody, _: AdminToken) -> Created:
         """Start a session at a table (ending the one that runs; a new table is followed).
-        The dealer, streak, round and start seat are the table's own unless given; a hand
-        under way is followed to its end without being scored in the session."""
+        The dealer, streak, round and start seat are the table's own unless given. Asked
+        for during a hand, it begins at the next shuffle: the hand under way is finished
+        and scored in the session it began in."""
         runner = service.runner(table)
-        deal = runner.mirror.deal if runner is not None else None
-        return Created(id=await service.start_session(table, body.start(table, deal)))
+        start_seat = runner.mirror.deal.first_dealer if runner is not None else 0
+        return Created(id=await service.start_session(table, body.start(table, start_seat)))
 
     @app.post("/api/tables/{table}/session/end", responses={**ADMIN, **errors(404, 409)})
     async def end_session(table: TableName, _: AdminToken) -> Created:

@@ -66,6 +66,7 @@ class TableRunner:
     table: str
     mirror: TableMirror
     session_id: int | None = None
+    next_session_id: int | None = None  # asked for during a hand: begins at the next shuffle
     since_snapshot: int = 0
     rulings: Rulings = field(default_factory=Rulings)  # the referee's, as the fold reads them
     had_session: bool = False  # once one was started, the table is never given a default one
@@ -73,10 +74,17 @@ class TableRunner:
     link: dict[str, Any] | None = None
     leds: list[str] = field(default_factory=lambda: ["off"] * 4)
 
+    def follow_session(self) -> None:
+        """A session asked for during a hand is the table's once the mirror has begun it
+        (at the next shuffle): the entries from then on are its."""
+        if self.next_session_id is not None and self.mirror.next_session is None:
+            self.session_id, self.next_session_id = self.next_session_id, None
+
     def state(self, concealed: bool = False) -> dict[str, Any]:
         """The table's live state for the API (concealed tiles never during play)."""
         snap = self.mirror.snapshot(concealed=concealed)
         snap["session_id"] = self.session_id
+        snap["next_session_id"] = self.next_session_id  # begins at the next shuffle
         snap["online"] = self.online
         snap["link"] = None if self.link is None else self.link.get("state")
         return snap
@@ -278,7 +286,12 @@ class Service:
         state it had when it stopped."""
         mirror, rulings, count = self.store.restore(table)
         session = self.store.open_session(table)
-        runner = TableRunner(table, mirror, session.id if session else None, count, rulings)
+        runner = TableRunner(
+            table, mirror, session.id if session else None, since_snapshot=count, rulings=rulings
+        )
+        if mirror.next_session is not None:  # asked for during the hand still under way
+            runner.next_session_id = runner.session_id
+            runner.session_id = self.store.last_event_session(table)
         runner.had_session = bool(self.store.sessions(table, limit=1))
         runner.leds = seat_modes(mirror.hand)
         return runner
@@ -390,6 +403,7 @@ class Service:
         records = fold(runner.mirror, "event", work.event, None, runner.rulings)
         applied = Applied("event", work.event, None, records, runner.session_id)
         pending.setdefault(work.table, []).append((applied, work))
+        runner.follow_session()  # the shuffle closing a hand is still the hand's session's
         if self.referee is not None and work.event.body.kind == "shuffle_started":
             # asked once the shuffle has closed the hand before it (a 荒局, an unjudged
             # hand), entered at the new hand's start, before any tile moves, as a referee would
@@ -543,20 +557,29 @@ class Service:
         result: Any = None
         try:
             if work.kind == "session":
-                entry = Applied("session", None, body, runner.mirror.start_session(
-                    SessionStart.model_validate(body)), None)  # fmt: skip
+                records = runner.mirror.start_session(SessionStart.model_validate(body))
+                if runner.mirror.next_session is None:  # begun now: the deal it took is known
+                    body.update(runner.mirror.session_deal())
+                entry = Applied("session", None, body, records, None)
                 await self._append(table, [entry], dump_snapshot(runner.mirror))
                 session = await self._db(self.store.open_session, table)
-                runner.session_id = result = session.id if session else None
+                result = session.id if session else None
+                if runner.mirror.next_session is None:
+                    runner.session_id, runner.next_session_id = result, None
+                else:  # the hand under way finishes in its own session
+                    runner.next_session_id = result
                 runner.had_session = True
                 runner.since_snapshot = 0
             elif work.kind == "session_end":
                 result = runner.session_id
+                if runner.next_session_id is not None:  # never begun: it is the one ended
+                    result = runner.next_session_id
                 if result is not None:
                     await self._append(
                         table, [Applied("session_end", None, body, [], result)], None
                     )
-                    runner.session_id = None
+                    fold(runner.mirror, "session_end", None, body)
+                    runner.session_id = runner.next_session_id = None
             elif work.kind == "fault":
                 fault = Fault(table=table, **body)
                 await self._append(
@@ -591,6 +614,7 @@ class Service:
             fold(runner.mirror, "correction", None, body, runner.rulings)  # once stored
         else:
             runner.mirror = done.mirror
+            runner.follow_session()
             runner.rulings = await self._db(self.store.rulings, table)
             runner.since_snapshot = 0
             runner.leds = seat_modes(runner.mirror.hand)

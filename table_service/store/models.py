@@ -89,9 +89,10 @@ class SessionModel(Base):
     base: Mapped[int] = mapped_column(Integer)
     per_tai: Mapped[int] = mapped_column(Integer)
     start_seat: Mapped[int] = mapped_column(Integer)
-    dealer: Mapped[int] = mapped_column(Integer)
-    streak: Mapped[int] = mapped_column(Integer)
-    round_wind: Mapped[str] = mapped_column(String(1))
+    # null: left to the table (a session asked for during a hand); its first hand says
+    dealer: Mapped[int | None] = mapped_column(Integer)
+    streak: Mapped[int | None] = mapped_column(Integer)
+    round_wind: Mapped[str | None] = mapped_column(String(1))
     started_log_id: Mapped[int] = mapped_column(BigId, ForeignKey("log.id"))
     started_at: Mapped[float] = mapped_column(Double)
     ended_log_id: Mapped[int | None] = mapped_column(BigId, ForeignKey("log.id"))

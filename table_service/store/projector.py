@@ -138,7 +138,7 @@ class Projector:
             profile=start.profile,
             base=start.base,
             per_tai=start.per_tai,
-            start_seat=start.start_seat,
+            start_seat=start.deal().first_dealer,  # the service always names it
             dealer=start.dealer,
             streak=start.streak,
             round_wind=start.round_wind,

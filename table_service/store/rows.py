@@ -42,9 +42,14 @@ class SessionRow(_Row):
     base: int = Field(description="底: the base stake of a win")
     per_tai: int = Field(description="台錢: the money per 台")
     start_seat: int = Field(description="起莊位: the seat where the round-wind marker sits")
-    dealer: int = Field(description="the dealer's seat at the start")
-    streak: int = Field(description="連莊 N at the start")
-    round_wind: Wind = Field(description="the round wind at the start")
+    dealer: int | None = Field(
+        description="the dealer's seat at the start; null when the start left the deal to the "
+        "table and no hand has been played yet (it is then the first hand's)"
+    )
+    streak: int | None = Field(description="連莊 N at the start (null: as for the dealer)")
+    round_wind: Wind | None = Field(
+        description="the round wind at the start (null: as for the dealer)"
+    )
     started_log_id: int = Field(description="the log entry that started it")
     started_at: float = Field(description="when it started (Unix seconds)")
     ended_log_id: int | None = Field(description="the log entry that ended it; null while open")

@@ -445,13 +445,25 @@ class Store:
         """The table's session now in play, if any."""
         with self._read() as session:
             found = open_session_row(session, table)
-            return None if found is None else _session_row(found)
+            return None if found is None else _session_row(session, found)
+
+    def last_event_session(self, table: str) -> int | None:
+        """The session the table's latest event was played in (a session asked for during
+        a hand begins only after it)."""
+        query = (
+            select(Log.session_id)
+            .where(Log.table == table, Log.kind == "event")
+            .order_by(Log.id.desc())
+            .limit(1)
+        )
+        with self._read() as session:
+            return session.scalar(query)
 
     def session(self, session_id: int) -> SessionRow | None:
         """One session by id."""
         with self._read() as session:
             found = session.get(SessionModel, session_id)
-            return None if found is None else _session_row(found)
+            return None if found is None else _session_row(session, found)
 
     def sessions(
         self, table: str | None = None, limit: int | None = None, before: int | None = None
@@ -462,7 +474,7 @@ class Store:
         if table is not None:
             query = query.where(SessionModel.table == table)
         with self._read() as session:
-            return [_session_row(row) for row in session.scalars(query)]
+            return [_session_row(session, row) for row in session.scalars(query)]
 
     # --- hands and money ------------------------------------------------------------
 
@@ -698,7 +710,7 @@ class Store:
             hands = [_hand_row(h, ts) for h, ts in session.execute(query)]
             ledger = _ledger(session, session_id)
             standings = _standings(session, found)
-            row = _session_row(found)
+            row = _session_row(session, found)
         return {
             "session": row.model_dump(mode="json"),
             "hands": [h.model_dump(mode="json", by_alias=True) for h in hands],
@@ -774,10 +786,17 @@ def _session_or_raise(session: Session, session_id: int) -> SessionModel:
     return found
 
 
-def _session_row(row: SessionModel) -> SessionRow:
+def _session_row(session: Session, row: SessionModel) -> SessionRow:
     profile = SessionStart(profile=row.profile, base=row.base, per_tai=row.per_tai).rule_profile()
+    columns = _columns(row)
+    if None in (row.dealer, row.streak, row.round_wind):  # left to the table: its first hand
+        first = session.scalars(_session_hands(row.id).limit(1)).first()
+        if first is not None:
+            for name in ("dealer", "streak", "round_wind"):
+                if columns[name] is None:
+                    columns[name] = getattr(first, name)
     return SessionRow.model_validate(
-        {**_columns(row), "profile_label": profile.label, "rules": profile.to_mapping()}
+        {**columns, "profile_label": profile.label, "rules": profile.to_mapping()}
     )
 
 

@@ -223,3 +223,46 @@ async def test_an_ended_session_leaves_the_table_without_one_and_a_new_one_takes
         table_says
     )
     assert table_says != (0, 0, "E", 0), "the game moved the deal on"
+
+
+async def test_a_session_started_during_a_hand_begins_at_the_next_shuffle(
+    api: Api, game: list[RecordedHand]
+) -> None:
+    """The hand under way is finished, judged and paid in the session it began in; the
+    new session's first hand is the next one, dealt where that hand left the table (the
+    deal the admin left open is the table's own then, not where it stood when asked)."""
+    events = events_of(game[:3], "t1")
+    first_hand = len(events_of(game[:1], "t1"))
+    await api.play("t1", events[:100])  # hand 1 dealt and under way
+    (old,) = await api.get("/api/sessions")
+    response = await api.client.post(
+        "/api/tables/t1/session", json={"players": PLAYERS, "base": 50}, headers=api.as_admin
+    )
+    assert response.status_code == 201, response.text
+    new = response.json()["id"]
+    state = await api.get("/api/tables/t1")
+    assert state["session_id"] == old["id"] and state["players"] == ["0", "1", "2", "3"]
+    waiting = api.service._restore("t1")  # what a restart now would find
+    assert (waiting.session_id, waiting.next_session_id) == (old["id"], new)
+
+    await api.play("t1", events[100:first_hand])  # hand 1 ends
+    (ended,) = await api.get("/api/tables/t1/hands")
+    assert ended["session_id"] == old["id"] and ended["hand_no"] == 1
+    assert not [f for f in await api.get("/api/faults") if f["code"] == "hand_unseen"]
+    assert (await api.get("/api/tables/t1"))["session_id"] == old["id"]
+
+    await api.play("t1", events[first_hand:])  # the shuffle of hand 2: the session begins
+    hands = (await api.get("/api/tables/t1/hands"))[::-1]
+    assert [(h["session_id"], h["hand_no"]) for h in hands] == [
+        (old["id"], 1), (new, 1), (new, 2),
+    ]  # fmt: skip
+    assert all(p["amount"] == stake(p, 50, 20) for h in hands[1:] for p in h["payments"])
+    session = (await api.get(f"/api/sessions/{new}"))["session"]
+    next_deal = ended["next"]
+    assert (session["dealer"], session["streak"], session["round_wind"]) == (
+        next_deal["dealer"], next_deal["streak"], next_deal["round_wind"],
+    )  # fmt: skip
+    state = await api.get("/api/tables/t1")
+    assert state["session_id"] == new and state["players"] == PLAYERS
+    restarted = api.service._restore("t1")
+    assert (restarted.session_id, restarted.next_session_id) == (new, None)

@@ -1,13 +1,14 @@
 """The admin's session form (`admin.html`) in Chromium against the real service: without a
 token the page is read only and says so; with the admin's token pasted it starts a session
-at a table that plays without one of an admin's (the deal left to the table: the session
-starts where the table's dealer, streak, round and start seat were), shows the service's
+at a table that plays without one of an admin's (asked for during a hand, it begins at the
+next shuffle, the deal left to the table: where the hand under way left its dealer, streak
+and round, the start seat the table's), shows the service's
 own error for a bad body and starts nothing, keeps what was typed while the table plays on
 (the page is live), and ends the session after asking (the table then has none). The
 pages' links stay on a phone.
 
 A game of seed 19 (tests/api/kit.py): its first hand is played to its end and the second
-one begun, so a hand is under way when the page opens.
+one begun, so a hand is under way when the page opens; the third hand is the session's.
 """
 
 from __future__ import annotations
@@ -45,9 +46,10 @@ async def snap(page: Page, name: str) -> None:
 
 
 async def test_the_admin_starts_and_ends_a_session(site: Site, chrome: Chrome) -> None:
-    game = game_of(19, 2)
+    game = game_of(19, 3)
     events = events_of(game, TABLE)
     first = len(game[0].events)
+    second = first + len(game[1].events)
     await site.play(TABLE, events[: first + 40])  # hand 1 over, hand 2 under way
     before = await table_state(site)
     default_session = before["session_id"]  # the table's own, of no players
@@ -100,20 +102,32 @@ async def test_the_admin_starts_and_ends_a_session(site: Site, chrome: Chrome) -
     assert (await table_state(site))["session_id"] == default_session  # nothing started
     assert await page.input_value("input[name=player2]") == PLAYERS[2]
 
-    # Four names, the deal left to the table: the session starts where the table was
+    # Four names, the deal left to the table, a hand under way: the session begins with
+    # the next hand, where this one leaves the deal
     before = await table_state(site)
+    assert before["hand"]["phase"] == "play"
     await page.fill("input[name=player1]", PLAYERS[1])
     await page.click(".admin-form button[type=submit]")
     await page.wait_for_selector("#message.message--ok a")
+    assert "下一局" in (await page.text_content("#message") or "")
     link = await page.get_attribute("#message a", "href") or ""
     assert link.startswith("session.html?id=")
     started = int(link.split("=")[1])
     assert started != default_session
+    await page.locator(f'#current .session-next a[href="session.html?id={started}"]').wait_for()
+    assert (await table_state(site))["session_id"] == default_session  # until the shuffle
+    await site.play(TABLE, events[first + 200 : second + 1])  # hand 2 over, hand 3 shuffled
+    assert (await table_state(site))["session_id"] == started
+    runs = page.locator(f'#current .session-status--runs a[href="session.html?id={started}"]')
+    await runs.wait_for()
+    assert await page.locator("#current .session-next").count() == 0
+    hand_2 = (await site.get(f"/api/tables/{TABLE}/hands"))[0]
+    assert hand_2["session_id"] == default_session and hand_2["hand_no"] == 2
     session = (await site.get(f"/api/sessions/{started}"))["session"]
     assert session["players"] == PLAYERS and session["base"] == 50 and session["per_tai"] == 20
     assert session["profile_label"] == "mjonline"
-    assert {k: session[k] for k in DEAL} == {k: before[k] for k in DEAL}
-    assert (await table_state(site))["session_id"] == started
+    assert session["start_seat"] == before["start_seat"]
+    assert session["dealer"] is None  # no hand of its own yet: the table's, when it has one
     row = page.locator(f'.admin-tables tr[data-table="{TABLE}"]')
     await row.locator(f'a[href="session.html?id={started}"]').wait_for()
     players = await row.locator(".admin-players").text_content() or ""
@@ -142,7 +156,7 @@ async def test_the_admin_starts_and_ends_a_session(site: Site, chrome: Chrome) -
     await page.wait_for_selector(".session-status--none")
     assert (await table_state(site))["session_id"] is None
     await row.locator(".no-session").wait_for()
-    await site.play(TABLE, events[first + 200 :])  # played on: judged, stored, no session
+    await site.play(TABLE, events[second + 1 :])  # played on: judged, stored, no session
     await page.wait_for_timeout(400)
     assert (await table_state(site))["session_id"] is None
     assert await page.locator(".session-status--none").is_visible()

@@ -199,23 +199,20 @@ def test_a_dealer_roll_after_a_hand_is_over_sets_the_next_hands_dealer() -> None
     assert (got["dealer"], got["streak"], got["hand"]["dealer"]) == (2, 0, 2)
 
 
-def test_a_session_restart_drops_a_pending_win() -> None:
-    """start_session: the hand in progress is followed to its end without judging (one
-    fault says so), its pending 胡 dropped; the next hand is the session's."""
+def test_a_session_asked_for_during_a_claim_lets_the_hand_finish_first() -> None:
+    """start_session during a hand: the hand in progress is finished in its own session
+    (the 胡 pressed is judged, no fault); the session begins at the next shuffle."""
     t = Script(quiet({1: "2m 3m 4m 6m 7m 8m 2p 2p 2p 2s 3s 4s 7p 8p E E"}, extra="9p"))
     t.discard(0, "9p")
     t.button(1, "win")
-    (fault,) = t.mirror.start_session(SessionStart(table=TABLE, dealer=2))
-    assert (fault.type, fault.code) == ("fault", "hand_unseen")  # type: ignore[union-attr]
+    assert t.mirror.start_session(SessionStart(table=TABLE, dealer=2)) == []
     t.reveal(1)
-    t.button(2, "win")
-    t.reveal(2)
-    assert t.hands() == []
+    (hand,) = t.hands()
+    assert (hand.result, hand.seat, hand.payer, hand.winning_tile) == ("win", 1, 0, "9p")
     assert t.violations() == [] and t.faults() == []
-    assert t.mirror.snapshot()["hand"]["seats"][0]["discards"] == ["9p"]
-    t.new_hand(quiet(dealer=2))
-    assert t.mirror.hand is not None and t.mirror.hand.dealer == 2
-    assert t.mirror.deal.streak == 1  # the session's dealer kept the deal: 連莊
+    t.new_hand(quiet(dealer=2), dealer=2)
+    state = t.mirror.snapshot()
+    assert (state["hand"]["dealer"], state["streak"], state["hands"]) == (2, 0, 0)
     assert t.violations() == [] and t.faults() == []
 
 

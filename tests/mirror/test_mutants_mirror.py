@@ -233,18 +233,6 @@ def unseen_detail(t: Script) -> str:
     return fault.detail
 
 
-def test_a_session_started_in_the_middle_of_a_hand_says_so() -> None:
-    """The referee reads why the hand is not judged (replay-format.md: detail is a
-    sentence for the referee): here a session that began once its tiles were moving."""
-    t = Script(quiet())
-    t.discard(0, "2m")
-    t.records += t.mirror.start_session(SessionStart(table=t.table, dealer=1))
-    assert unseen_detail(t) == (
-        "a session started in the middle of a hand: the hand is followed without judging "
-        "until the next shuffle"
-    )
-
-
 def test_a_gap_in_the_middle_of_a_hand_names_the_first_seq_after_it() -> None:
     """Events are lost during play: the hand in progress is no longer seen whole."""
     t = Script(quiet())

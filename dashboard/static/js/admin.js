@@ -153,7 +153,7 @@ async function endSession() {
 function renderCurrent() {
   const state = stateOf(chosen);
   const has = Boolean(token());
-  const sig = JSON.stringify([lang(), chosen, Boolean(state), state?.session_id, confirming, busy, has, inPlay(state)]);
+  const sig = JSON.stringify([lang(), chosen, Boolean(state), state?.session_id, state?.next_session_id, confirming, busy, has, inPlay(state)]);
   if (sig === currentSig) return;
   currentSig = sig;
   const root = $("#current");
@@ -175,8 +175,10 @@ function renderCurrent() {
   } else {
     status = h("div", { class: "session-status session-status--none" }, t("adm.session.none.long", { t: chosen }));
   }
+  const next = state.next_session_id;
   fill(root, h("div", { class: "admin-current", dataset: { table: chosen } }, status,
-    inPlay(state) ? h("p", { class: "mid-hand mid-hand--now" }, t("adm.mid_hand.now", { t: chosen })) : null));
+    next ? h("p", { class: "session-next" }, t("adm.session.next", { t: chosen }), " ", sessionLink(next)) : null,
+    inPlay(state) && !next ? h("p", { class: "mid-hand mid-hand--now" }, t("adm.mid_hand.now", { t: chosen })) : null));
 }
 
 // --- the form ------------------------------------------------------------------------------
@@ -214,7 +216,9 @@ async function submit(event) {
   form.querySelector("button[type=submit]").disabled = true;
   try {
     const got = await postJSON(`/api/tables/${encodeURIComponent(chosen)}/session`, formBody(form), { token: token() });
-    say(true, () => t("adm.started"), got.id);
+    await reloadTables();
+    const waits = stateOf(chosen)?.next_session_id === got.id; // a hand was under way
+    say(true, () => t(waits ? "adm.started.next" : "adm.started"), got.id);
     const override = form.elements.namedItem("override");
     override.checked = false;
     updateDeal();

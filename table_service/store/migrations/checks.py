@@ -1,4 +1,5 @@
-"""Changing a CHECK constraint's list of values, on PostgreSQL and on SQLite."""
+"""Changing a CHECK constraint's list of values or a column's NOT NULL, on PostgreSQL
+and on SQLite."""
 
 from __future__ import annotations
 
@@ -16,6 +17,14 @@ def rewrite_check(table: str, name: str, before: str, after: str) -> None:
         op.drop_constraint(op.f(name), table, type_="check")
         op.create_check_constraint(op.f(name), table, after)
         return
+    rewrite_sqlite_schema(table, before, after)
+
+
+def rewrite_sqlite_schema(table: str, before: str, after: str) -> None:
+    """Replace `before` by `after` in SQLite's stored text of `table`'s schema: for a
+    change every stored row already satisfies (a CHECK widened, a NOT NULL dropped) on a
+    table others name, which a batch copy cannot drop (SQLite's ALTER TABLE page)."""
+    bind = op.get_bind()
     version = bind.exec_driver_sql("PRAGMA schema_version").scalar_one()
     bind.exec_driver_sql("PRAGMA writable_schema = ON")
     bind.exec_driver_sql(
