@@ -3,12 +3,15 @@ room looks at, against the demo as it plays: the table, club and session pages.
 
     .venv/bin/python bench/lighthouse.py                 # starts `mjtable demo` on a free port
     .venv/bin/python bench/lighthouse.py --url http://127.0.0.1:8000   # a running service
+    .venv/bin/python bench/lighthouse.py --runs 2 --keep /tmp/lh   # every run shown, reports kept
 
 Needs Node.js and npm (Lighthouse is installed once into bench/.lighthouse/ from the npm
 registry) and Debian's Chromium at /usr/bin/chromium. Prints each page's performance,
 accessibility and best-practices scores beside the aims (≥ 90, 100, 100), the metrics
 behind performance (FCP, LCP, TBT, CLS, bytes sent), and the score's ratio to its aim;
-exit status 1 when a page misses an aim. Run it on an otherwise idle machine: total
+with --runs N, every run's line, then the median's; with --keep DIR, each report's JSON as
+DIR/<page>-<run>.json (its opportunities, requests and diagnostics). Exit status 1 when a
+page misses an aim. Run it on an otherwise idle machine: total
 blocking time is CPU time.
 """
 
@@ -99,8 +102,8 @@ def pages(url: str) -> dict[str, str]:
     return pages
 
 
-def audit(tool: Path, address: str, workdir: Path) -> dict[str, object]:
-    out = workdir / "report.json"
+def audit(tool: Path, address: str, workdir: Path, keep: Path | None = None) -> dict[str, object]:
+    out = keep or workdir / "report.json"
     subprocess.run(
         [str(tool), address, "--output=json", f"--output-path={out}", "--quiet",
          f"--chrome-flags=--headless=new --no-sandbox --user-data-dir={workdir / 'profile'}",
@@ -118,35 +121,47 @@ def audit(tool: Path, address: str, workdir: Path) -> dict[str, object]:
     return {"scores": scores, "metrics": metrics, "failed": failed}
 
 
+def row(label: str, result: dict[str, object]) -> str:
+    s, m = result["scores"], result["metrics"]
+    assert isinstance(s, dict) and isinstance(m, dict)
+    return (
+        f"{label:10} {s['performance']:>5} {s['accessibility']:>5} "
+        f"{s['best-practices']:>5}  {m['FCP']:6.0f}  {m['LCP']:6.0f}  {m['TBT']:6.0f} "
+        f"{m['CLS']:5.3f} {m['bytes'] / 1024:5.0f}"
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--url", help="a running service (default: start the demo)")
     parser.add_argument("--play", type=float, default=20.0, help="seconds the demo plays first")
     parser.add_argument("--runs", type=int, default=1, help="audits per page (the median)")
+    parser.add_argument("--keep", type=Path, help="a folder for each report's JSON")
     args = parser.parse_args()
     tool = lighthouse()
     with contextlib.ExitStack() as stack:
         url = args.url or stack.enter_context(demo(args.play))
         missed = 0
-        print(f"{'page':8} {'perf':>5} {'a11y':>5} {'best':>5}  FCP ms  LCP ms  TBT ms   CLS   KiB")
+        print(f"{'page':10}  perf  a11y  best  FCP ms  LCP ms  TBT ms   CLS   KiB")
         for name, address in pages(url).items():
             results = []
-            for _ in range(args.runs):
+            for run in range(1, args.runs + 1):
+                if args.keep:
+                    args.keep.mkdir(parents=True, exist_ok=True)
+                keep = args.keep / f"{name}-{run}.json" if args.keep else None
                 with tempfile.TemporaryDirectory() as tmp:
-                    results.append(audit(tool, address, Path(tmp)))
+                    results.append(audit(tool, address, Path(tmp), keep))
+                if args.runs > 1:
+                    print(row(f"{name} {run}", results[-1]))
             results.sort(key=lambda r: r["scores"]["performance"])  # type: ignore[index]
             r = results[len(results) // 2]
-            s, m = r["scores"], r["metrics"]
-            assert isinstance(s, dict) and isinstance(m, dict)
-            print(
-                f"{name:8} {s['performance']:>5} {s['accessibility']:>5} "
-                f"{s['best-practices']:>5}  {m['FCP']:6.0f}  {m['LCP']:6.0f}  {m['TBT']:6.0f} "
-                f"{m['CLS']:5.3f} {m['bytes'] / 1024:5.0f}"
-            )
+            s = r["scores"]
+            assert isinstance(s, dict)
+            print(row(name if args.runs == 1 else f"{name} med", r))
             ratios = ", ".join(f"{k} {s[k] / aim:.2f}" for k, aim in AIMS.items())
-            print(f"{'':8} score / aim: {ratios}")
+            print(f"{'':10} score / aim: {ratios}")
             for line in r["failed"]:  # type: ignore[union-attr]
-                print(f"{'':8} failed: {line}")
+                print(f"{'':10} failed: {line}")
             missed += any(s[k] < aim for k, aim in AIMS.items())
     return 1 if missed else 0
 

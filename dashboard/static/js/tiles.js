@@ -1,7 +1,7 @@
 // Tiles drawn as tiles: inline SVG for every code of taiwan16.md §1 (1m–9m, 1p–9p, 1s–9s,
 // E S W N, C F P, h1–h8) and a back. Built with DOM calls only (no markup strings), once
-// per code, then cloned. The characters use the vendored Noto Sans TC (fonts.css), so a
-// machine without a CJK font still draws them.
+// per code, then cloned. The characters use the vendored Noto Sans TC (its UI cut first,
+// fonts.css), so a machine without a CJK font still draws them.
 
 import { tileName } from "./i18n.js";
 
@@ -17,7 +17,7 @@ const DARK_GREEN = "#0b5a33";
 const BLUE = "#1d4f9e";
 const AMBER = "#b86e00";
 const PURPLE = "#7b3fa0";
-const FONT = "'Noto Sans TC', 'Noto Sans CJK TC', 'PingFang TC', 'Microsoft JhengHei', sans-serif";
+const FONT = "'Noto Sans TC UI', 'Noto Sans TC', 'Noto Sans CJK TC', 'PingFang TC', 'Microsoft JhengHei', sans-serif";
 const NUMERALS = "一二三四五六七八九";
 
 function el(tag, attrs = {}, children = []) {
