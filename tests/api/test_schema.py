@@ -141,9 +141,11 @@ async def test_schemathesis_with_every_check_and_its_stateful_phase_finds_nothin
         "MJTABLE_SCHEMA_TOKEN": api.admin,
         "PYTHONPATH": str(Path(__file__).parents[2]),
     }
-    # the campaign's full depth on SQLite; PostgreSQL, whose every route the test above
-    # already exercises, gets a shorter one (what it adds is its storage's own refusals)
-    examples = "40" if store_url.startswith("sqlite") else "15"
+    # deeper on SQLite; PostgreSQL, whose every route the test above already exercises,
+    # gets a shorter one (what it adds is its storage's own refusals). A deeper campaign
+    # on demand: MJTABLE_SCHEMA_EXAMPLES=100
+    default = "25" if store_url.startswith("sqlite") else "10"
+    examples = os.environ.get("MJTABLE_SCHEMA_EXAMPLES", default)
     async with serving(app) as url:
         process = await asyncio.create_subprocess_exec(
             str(Path(sys.executable).parent / "schemathesis"), "run", f"{url}/openapi.json",
