@@ -86,3 +86,23 @@ export function $(selector, root = document) {
 export function param(name) {
   return new URLSearchParams(location.search).get(name);
 }
+
+let nameFonts = false;
+
+/**
+ * Noto Sans TC's slices (vendor/fonts/fonts.css), for what the UI font (ui.css, linked by
+ * every page) does not have: players' names. Added once the page has painted, so no page
+ * waits for that stylesheet (57 KiB) to show; a name drawn before it comes shows in the
+ * system's font (blank where it has no CJK font) and swaps to Noto Sans TC once its slice
+ * has loaded (font-display: swap), as it did while the slice itself was on its way.
+ * A <link> made here, not an onload= attribute in the page: the CSP forbids inline handlers.
+ * setupPage (ui.js) calls it; once per page.
+ */
+export function loadNameFonts() {
+  if (nameFonts) return;
+  nameFonts = true;
+  const href = new URL("../vendor/fonts/fonts.css", import.meta.url).href;
+  const add = () => document.head.append(h("link", { rel: "stylesheet", href }));
+  // rAF runs before the next paint, the timeout it sets after it: past the first paint
+  requestAnimationFrame(() => setTimeout(add, 0));
+}

@@ -1,7 +1,7 @@
 // What every page shares: static text by `data-i18n` keys, the language toggle, the
 // connection pill, and the "not live" state of a page whose socket is down.
 
-import { $, h } from "./dom.js";
+import { $, h, loadNameFonts } from "./dom.js";
 import { onLangChange, t, toggleLang } from "./i18n.js";
 import { whenVocabulary } from "./vocabulary.js";
 
@@ -14,9 +14,11 @@ export function translateStatic(root = document) {
 
 /**
  * Wire the page: the toggle (a button with id "lang"), static text, and `render` again
- * whenever the language changes, and once the rules' words (vocabulary.js) have come.
+ * whenever the language changes, and once the rules' words (vocabulary.js) have come;
+ * the fonts for players' names once the page has painted (dom.js, loadNameFonts).
  */
 export function setupPage(render) {
+  loadNameFonts();
   const button = $("#lang");
   if (button) {
     button.addEventListener("click", () => toggleLang());
