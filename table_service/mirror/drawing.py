@@ -237,7 +237,10 @@ class DrawingMixin(MirrorCore):
             if s.owed_kongs > 0:
                 s.owed_kongs -= 1
             elif s.owed_passes:
-                s.owed_passes.remove(min(s.owed_passes))
+                pass_no = min(s.owed_passes)
+                s.owed_passes.remove(pass_no)
+                if is_flower_tile(tile) and passes.in_opening(hand):  # §2: the next pass's
+                    hand.flower_pass[tile] = passes.next_pass(hand, seat, pass_no)
             self._place(hand, seat, tile)
             s.last_drawn, s.last_from_back = tile, False
             return

@@ -3,7 +3,7 @@ D12; replay-format.md). Every expected value comes from the rules text."""
 
 from __future__ import annotations
 
-from table_service.mirror.records import Fault, Violation
+from table_service.mirror.records import Fault, Record, Violation
 from tests.mirror.script import QUIET, Script, quiet
 
 
@@ -586,3 +586,194 @@ def test_an_added_kong_extends_the_pong_of_its_kind() -> None:
     assert t.faults() == []
     melds = [(m["kind"], m["tiles"][0]) for m in t.seat_state(1)["melds"]]
     assert melds == [("pong", "7p"), ("kong_added", "2m")]
+
+
+# --- 過碰 (D2) only where a 碰 was allowed ------------------------------------------------
+
+
+def test_a_tile_let_go_when_no_pong_was_allowed_gives_no_passed_pong() -> None:
+    """D2 bars a 碰 after letting a tile go that could have been ponged; 禁制 7 (D12) bars
+    every 碰 of a discard made with three drawable tiles or fewer. Seat 2 holds a pair of
+    2m and lets the dealer's 2m go at 3 drawable: no 碰 was allowed, so no 過碰. Its 碰 of
+    seat 1's 2m in the same go-round breaks 禁制 7 alone."""
+    t = Script(quiet({2: PAIR_2M_2}, extra="3m"))
+    t.discard(0, "3m")
+    t.burn(4, 1)
+    assert (t.next_seat, t.drawable) == (0, 4)
+    t.cycle(0, "2m")
+    t.cycle(1, "2m")
+    seq = t.seq + 2  # the button, then the meld
+    t.pong(2, 1)
+    assert t.violations() == [(seq, 2, "restriction_7")]
+
+
+def test_a_win_over_a_kong_whose_replacement_came_from_the_front_owes_nothing() -> None:
+    """Seat 1 makes a 明槓 of the dealer's 6s and takes its replacement from the front
+    (wrong_end): the replacement is drawn, nothing more is owed. Seat 3 then wins on the 6s
+    (胡 outranks 槓 until the claimer's discard, D3): the kong is undone, and seat 1 still
+    owes no replacement (never a negative count)."""
+    t = Script(quiet({0: DEALER_6S, 1: KONG_6S, 3: ALSO_6S}))
+    t.discard(0, "6s")
+    t.kong(1, "6s", "exposed", from_seat=0)
+    t.replacement(1, "3m", end="front")
+    t.win(3)
+    assert (t.hand().result, t.hand().seat, t.hand().payer) == ("win", 3, 0)
+    assert t.seat_state(1)["melds"] == []
+    assert t.seat_state(1)["owed_replacements"] == 0
+
+
+DEALER_PAIR_6S = QUIET[0].replace("5s 5s 5s 5s", "5s 5s 6s 6s") + " 2m"
+
+
+def test_a_win_over_a_pong_leaves_the_pongers_own_kong_replacement_owed() -> None:
+    """The dealer lays down an 暗槓 and discards before its replacement (a short hand,
+    相公); it then pongs seat 1's 6s all the same (dead_hand_claim), and seat 3 wins on that
+    6s (胡 over 碰). The pong is undone; the 暗槓's replacement, never drawn, is still owed."""
+    t = Script(quiet({0: DEALER_PAIR_6S, 3: ALSO_6S}))
+    t.kong(0, "P", "concealed")
+    t.discard(0, "2m")
+    t.draw(1, "6s")
+    t.discard(1, "6s")
+    t.pong(0, 1)
+    t.win(3)
+    assert (t.hand().result, t.hand().seat, t.hand().payer) == ("win", 3, 1)
+    assert [m["kind"] for m in t.seat_state(0)["melds"]] == ["kong_concealed"]
+    assert t.seat_state(0)["owed_replacements"] == 1
+
+
+# --- breaches of §3's claims and kongs, told to the referee in words ----------------------
+
+
+def only(records: list[Record]) -> tuple[str, str]:
+    """The one violation or fault of a step: (code, detail)."""
+    (record,) = [r for r in records if isinstance(r, (Violation, Fault))]
+    return record.code, record.detail
+
+
+def test_a_chow_of_a_discard_not_from_the_left_is_told_in_words() -> None:
+    """§3: 吃 only the discard of one's 上家; seat 2 chows the dealer's 2m."""
+    t = Script(quiet({2: "W W W W N N N N 1s 1s 1s 1s 9s 9s 3m 4m"}))
+    t.discard(0, "2m")
+    assert only(t.chow(2, 0, "3m 4m")) == ("chow_not_from_left", "seat 2 chowed seat 0's discard")
+
+
+def test_a_chow_of_the_tile_it_discarded_in_the_go_round_is_told_in_words() -> None:
+    """禁制 6: after discarding a tile, no 吃 of that tile in the same go-round; seat 1
+    throws 8m, and chows the dealer's 8m before its next discard."""
+    t = Script(quiet({1: "E E E E S S S S 1p 1p 1p 1p 6m 7m 8m 2s"}))
+    t.discard(0, "2m")
+    t.draw(1, "3s")
+    t.discard(1, "8m")
+    t.cycle(2)
+    t.cycle(3)
+    t.cycle(0, "8m")
+    assert only(t.chow(1, 0, "6m 7m")) == (
+        "restriction_6",
+        "seat 1 chowed the tile it discarded, or its 絡 (禁制 6)",
+    )
+
+
+def test_a_pong_with_a_tile_it_had_shown_is_told_in_words() -> None:
+    """禁制 8: seat 1 showed a 2m by its own fault; it may not pong with it."""
+    t = Script(quiet({1: PAIR_2M}))
+    t.shown(1, "2m")
+    t.discard(0, "2m")
+    assert only(t.pong(1, 0)) == (
+        "restriction_8",
+        "seat 1 made a pong with tiles it had shown (禁制 8)",
+    )
+
+
+def test_a_pong_at_three_drawable_is_told_in_words() -> None:
+    """禁制 7 (D12): no 碰 of a discard made with three drawable tiles or fewer."""
+    t = Script(quiet({2: PAIR_2M_2}, extra="3m"))
+    t.discard(0, "3m")
+    t.burn(4, 1)
+    t.cycle(0, "2m")
+    assert only(t.pong(2, 0)) == ("restriction_7", "seat 2 claimed with 3 drawable left (禁制 7)")
+
+
+def test_a_passed_pong_is_told_in_words() -> None:
+    """D2: seat 2 let the dealer's 2m be chowed holding a pair, and pongs seat 1's 2m in
+    the same go-round."""
+    t = Script(quiet({1: CHOW_2M, 2: PAIR_2M_2}))
+    t.discard(0, "2m")
+    t.chow(1, 0, "3m 4m")
+    t.discard(1, "2m")
+    assert only(t.pong(2, 1)) == ("passed_pong", "seat 2 let a 2m go and ponged another (過碰)")
+
+
+def test_a_concealed_kong_with_tiles_shown_is_told_in_words() -> None:
+    t = Script(quiet())
+    t.shown(0, "P P")
+    assert only(t.kong(0, "P", "concealed")) == (
+        "restriction_8",
+        "seat 0 made an 暗槓 with tiles it had shown (禁制 8)",
+    )
+
+
+def test_a_concealed_kong_out_of_turn_is_told_in_words() -> None:
+    t = Script(quiet())
+    assert only(t.kong(1, "E", "concealed")) == (
+        "out_of_turn",
+        "seat 1 made an 暗槓 when it was not its move",
+    )
+
+
+def test_a_concealed_kong_right_after_a_pong_is_told_in_words() -> None:
+    """禁制 1: no kong in the same turn right after a 碰."""
+    t = Script(quiet({1: "E E E E S S S S 1p 1p 1p 1p 9p 9p 2m 2m"}))
+    t.discard(0, "2m")
+    t.pong(1, 0)
+    assert only(t.kong(1, "E", "concealed")) == (
+        "restriction_1",
+        "seat 1 made an 暗槓 right after a claim (禁制 1)",
+    )
+
+
+def test_a_concealed_kong_after_an_exposed_kongs_replacement_is_told_in_words() -> None:
+    """禁制 3 (D10): no further kong in the turn of a 碰槓's replacement."""
+    t = Script(quiet({0: DEALER_6S, 1: KONG_6S}))
+    t.discard(0, "6s")
+    t.kong(1, "6s", "exposed", from_seat=0)
+    t.replacement(1, "3m")
+    assert only(t.kong(1, "E", "concealed")) == (
+        "restriction_3",
+        "seat 1 made an 暗槓 after a 碰槓 replacement (禁制 3)",
+    )
+
+
+def test_a_kong_on_the_last_drawable_tile_is_told_in_words() -> None:
+    """D4: a kong needs a drawable tile for its replacement; seat 3 draws the last one
+    (海底) and lays down an 暗槓."""
+    t = Script(quiet())
+    t.discard(0, "2m")
+    t.burn(1, 1)
+    t.draw(3)
+    assert t.drawable == 0
+    assert only(t.kong(3, "C", "concealed")) == (
+        "kong_without_replacement",
+        "seat 3 made a kong with no drawable tile left (D4)",
+    )
+
+
+def test_melds_that_are_not_what_they_say_are_told_in_words() -> None:
+    """A 吃 is three consecutive numbers of one suit, a kong four of one kind, a 加槓 the
+    fourth of one of the seat's pongs: anything else cannot be (impossible), and the
+    detail names the tiles."""
+    t, seq = chowed("E", "S W", "3p 3p")
+    assert [r.detail for r in t.records if r.seq == seq] == ["E S W is not a chow"]
+    t = Script(quiet())
+    tiles = t.ids(0, "P P P 5m")
+    body = {"kind": "meld_exposed", "seat": 0, "from_seat": 255, "tiles": tiles}
+    assert only(t.emit({**body, "meld": "kong_concealed"})) == (
+        "impossible",
+        "5m P P P is not a kong",
+    )
+    t = ponged_7p()
+    tiles = [*t.melds[1][0][1], t.ids(1, "1p")[0]]
+    body = {"kind": "meld_exposed", "seat": 1, "from_seat": 255, "tiles": tiles}
+    assert only(t.emit({**body, "meld": "kong_added"})) == (
+        "impossible",
+        "seat 1's 加槓 1p 7p 7p 7p does not extend one of its pongs",
+    )

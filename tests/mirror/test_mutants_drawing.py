@@ -596,3 +596,81 @@ def test_flowers_laid_face_up_during_the_deal_are_not_judged_by_the_passes() -> 
     t.flower(2, "h3")
     assert t.violations() == []
     assert t.faults() == []
+
+
+def test_a_flower_drawn_in_the_first_pass_is_replaced_in_the_second_from_the_dealer() -> None:
+    """§2: flowers drawn as replacements are replaced in the next pass, which goes round
+    from the dealer again. Seat 1 replaces its dealt h2 before the dealer has had its turn
+    (flagged) and draws h6; the dealer then replaces h1 and draws h5. Both flowers belong to
+    the second pass, the dealer's first: seat 1 replacing h6 while the dealer still holds
+    h5 takes a tile out of its order again."""
+    t = Script(quiet({0: DEALER_H1, 1: SEAT1_H2}))
+    t.flower(1, "h2")
+    early = t.seq + 1
+    t.replacement(1, "h6")
+    t.flower(0, "h1")
+    t.replacement(0, "h5")
+    t.flower(1, "h6")
+    again = t.seq + 1
+    out = t.replacement(1, "3s")
+    assert out[0].detail == (  # type: ignore[union-attr]
+        "seat 1 drew a 補花 replacement of pass 2 before seat 0 had its turn"
+    )
+    t.flower(0, "h5")
+    t.replacement(0, "2s")
+    t.discard(0, "2m")
+    assert t.violations() == [
+        (early, 1, "replacement_order"),
+        (again, 1, "replacement_order"),
+    ]
+    assert t.faults() == []
+
+
+def test_a_flower_drawn_as_a_replacement_from_the_front_waits_for_the_next_pass() -> None:
+    """§2: flowers drawn as replacements are replaced in the next pass; a replacement taken
+    from the front is still the replacement (wrong_end). The dealer replaces h1 from the
+    front and draws h5: h5 waits for the second pass, so seat 1 replacing its dealt h2 in
+    the first is in its order, and so is the dealer replacing h5 after it."""
+    t = Script(quiet({0: DEALER_H1, 1: SEAT1_H2}))
+    t.flower(0, "h1")
+    seq = t.seq + 1
+    t.replacement(0, "h5", end="front")
+    t.flower(1, "h2")
+    t.replacement(1, "3s")
+    t.flower(0, "h5")
+    t.replacement(0, "2s")
+    t.discard(0, "2m")
+    assert t.violations() == [(seq, 0, "wrong_end")]
+    assert t.faults() == []
+
+
+def test_a_flower_the_dealer_draws_for_a_kong_before_the_first_discard_goes_first() -> None:
+    """§2 補花 goes in turn from the dealer. The dealer lays down an 暗槓 before the first
+    discard and its replacement is h1, which it still holds: the dealer has a flower of the
+    first pass to replace, so seat 1 replacing its dealt h2 before it is out of its order."""
+    t = Script(quiet({1: SEAT1_H2}))
+    t.kong(0, "P", "concealed")
+    t.replacement(0, "h1")
+    t.flower(1, "h2")
+    seq = t.seq + 1
+    out = t.replacement(1, "3s")
+    assert out[0].detail == (  # type: ignore[union-attr]
+        "seat 1 drew a 補花 replacement of pass 1 before seat 0 had its turn"
+    )
+    t.flower(0, "h1")
+    t.replacement(0, "2s")
+    t.discard(0, "2m")
+    assert t.violations() == [(seq, 1, "replacement_order")]
+
+
+def test_the_dealer_replaces_its_dealt_flower_first_whatever_another_seat_drew() -> None:
+    """§2 補花 starts with the dealer. Seat 1 lays down an 暗槓 out of turn before it
+    (out_of_turn) and its replacement is h5, which it keeps; the dealer then replaces its
+    dealt h1: in its order, nothing more flagged."""
+    t = Script(quiet({0: DEALER_H1}))
+    seq = t.seq + 2  # the button, then the meld
+    t.kong(1, "E", "concealed")
+    t.replacement(1, "h5")
+    t.flower(0, "h1")
+    t.replacement(0, "2s")
+    assert t.violations() == [(seq, 1, "out_of_turn")]

@@ -92,3 +92,26 @@ def test_a_hand_the_referee_decides_after_an_event_keeps_that_events_records() -
     out = _refold(in_force([(1, parse_ruling(drawn))]))
     assert [r.type for r in out] == ["violation", "hand"]  # seat 3's draw, then the 荒局
     assert out[1].result == "drawn"
+
+
+def test_a_session_entry_starts_the_session_it_names() -> None:
+    """replay-format.md: a session start sets the players, the stakes and the deal."""
+    mirror = TableMirror("t")
+    body = {"table": "t", "players": ["a", "b", "c", "d"], "base": 50, "dealer": 2}
+    assert fold(mirror, "session", None, body) == []
+    assert mirror.snapshot()["players"] == ["a", "b", "c", "d"]
+    assert (mirror.profile.base, mirror.deal) == (50, Deal(2, 0, 0, 0))
+
+
+def test_a_session_ended_before_it_began_never_begins() -> None:
+    """A session asked for during a hand begins at the next shuffle; the session's end
+    entry before then means it never begins: the next hand is still the old players'."""
+    t = Script(quiet(), players=("a", "b", "c", "d"))
+    t.discard(0, "2m")
+    asked = SessionStart(table=t.table, players=("e", "f", "g", "h"))
+    fold(t.mirror, "session", None, asked.model_dump(mode="json"))
+    assert fold(t.mirror, "session_end", None, {}) == []
+    t.burn(0, seat=1)
+    t.finish()
+    t.new_hand(quiet(dealer=1), dealer=1)
+    assert t.mirror.snapshot()["players"] == ["a", "b", "c", "d"]

@@ -12,6 +12,7 @@ import pytest
 from pydantic import ValidationError
 
 from table_service.mirror.session import PRESETS, SessionStart
+from table_service.rules.table import Deal
 
 
 def refused(**body: Any) -> list[str]:
@@ -69,3 +70,11 @@ def test_the_published_schema_says_what_the_seat_and_the_streak_are() -> None:
     winds = fields["round_wind"]["anyOf"]  # null: the table's own when the session begins
     assert {"enum": ["E", "S", "W", "N"], "type": "string"} in winds
     assert {"type": "null"} in winds
+
+
+def test_a_start_naming_none_of_the_deal_for_a_new_table_deals_from_seat_0_at_east() -> None:
+    """replay-format.md: the defaults are seat 0 as 起莊位 and dealer, N 0, 東; a start that
+    leaves the deal open (null) takes the table's own, and a table that has never played
+    stands there."""
+    start = SessionStart(dealer=None, streak=None, round_wind=None, start_seat=None)
+    assert start.deal() == Deal(0, 0, 0, 0)
