@@ -213,7 +213,6 @@ class HandSim:
         self.events = 0
         self.opening_seat = 0
         self.dice = (1, 1, 1)
-        self.claims_made = False  # any 吃/碰/槓 from a discard: the first go-round is broken
         self.first_discard_done = [False] * SEATS
         self.round_discards: list[list[int]] = [[] for _ in range(SEATS)]  # kinds per go-round
         self.result: HandResult | None = None
@@ -480,7 +479,9 @@ class HandSim:
 
     def _self_draw_timing(self, player: Player) -> str | None:
         if player.declared == "heavenly_ready" and not self.first_discard_done[player.seat]:
-            return None if self.claims_made else "earthly_win"
+            # 「不論他人吃碰與否」 (seeds 000–002): only the winner's own claim breaks it
+            own_claim = any(m.from_seat != NO_SEAT for m in player.melds)
+            return None if own_claim else "earthly_win"
         if player.declared == "earthly_ready" and self._within_declaration_round(player):
             return "human_win"
         return None
@@ -667,9 +668,8 @@ class HandSim:
             return "human_win" if self._within_declaration_round(player) else None
         seat = player.seat
         if (
-            seat != self.deal.dealer and not self.first_discard_done[seat]
-            and first_discard and not self.claims_made
-        ):  # fmt: skip
+            seat != self.deal.dealer and not self.first_discard_done[seat] and first_discard
+        ):  # a player's first discard, whatever was claimed before it (seeds 000–002)
             return "earthly_win"
         return None
 
@@ -760,7 +760,6 @@ class HandSim:
         code: str | None = None,
     ) -> None:
         """A claim shown: the button, then the meld; `code` names the breach it is, if any."""
-        self.claims_made = True
         discarder.discards.pop()
         button = {MeldKind.CHOW: Button.CHOW, MeldKind.PONG: Button.PONG}.get(kind, Button.KONG)
         self.emit(SeatButton(player.seat, button))

@@ -243,7 +243,6 @@ class ClaimsMixin(MirrorCore):
             pending.chowed_by = seat
         else:  # 胡 over 碰/槓: a 胡 on it is on time until the claimer's discard
             pending.melded_by = seat
-        hand.claims_made = True
         hand.turn, hand.step = seat, "discard"
         hand.turn_start = "claimed_kong" if meld == "kong_exposed" else "claimed"
         hand.kong_this_turn = meld == "kong_exposed"
@@ -279,7 +278,6 @@ class ClaimsMixin(MirrorCore):
         claimer.no_discard = frozenset()
         hand.seats[pending.seat].river.append(pending.tile)
         hand.where[pending.tile] = ("river", pending.seat)
-        hand.claims_made = any(m.from_seat is not None for x in hand.seats for m in x.melds)
 
     def _add_meld(
         self, hand: HandState, s: SeatState, meld: str, tiles: list[int], src: int | None

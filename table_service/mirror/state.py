@@ -238,7 +238,6 @@ class HandState:
     drawn: int | None = None  # the tile this turn's draw brought (a replacement included)
     drawn_from_back: bool = False
     pending: Pending | None = None
-    claims_made: bool = False  # a 吃/碰/槓 from a discard: the first go-round is broken
     provisional: dict[int, int] = field(default_factory=dict)  # tile → seat that took it wrongly
     # (kind, body) of an act on a tile the mirror knows is elsewhere, a misread whose re-read
     # is due; then of a misread draw whose re-read came, until the count confirms it

@@ -315,11 +315,14 @@ class WinsMixin(MirrorCore):
         first_turn = hand.turn_start == "first" and not hand.kong_this_turn
         if s.seat == hand.dealer and first_turn and all(x.discards_made == 0 for x in hand.seats):
             return "heavenly_win", None
+        # 地胡 and 人胡 stand "不論他人吃碰與否" (seeds 000–002): another seat's 吃/碰/槓
+        # does not break them; the winner's own meld from a discard does (not its first draw)
+        own_claim = any(m.from_seat is not None for m in s.melds)
         if s.declared == "heavenly_ready" and s.discards_made == 0:
-            timing = None if hand.claims_made else "earthly_win"
+            timing = None if own_claim else "earthly_win"
         elif s.declared == "earthly_ready" and _within_declaration(s):
             timing = "human_win"
-        elif not self._declaration_needed and s.discards_made == 0 and not hand.claims_made:
+        elif not self._declaration_needed and s.discards_made == 0 and not own_claim:
             timing = "earthly_win"  # §7: a self-drawn 地胡 without 天聽 (a non-dealer's first)
         declared = _declared(s)
         if self._declaration_needed and declared is None and timing in ("human_win", "earthly_win"):
@@ -332,8 +335,8 @@ class WinsMixin(MirrorCore):
         if s.declared == "earthly_ready":
             return "human_win" if _within_declaration(s) else None
         discarder = hand.seats[pending.seat]
-        first_go_round = discarder.discards_made == 1 and not hand.claims_made
-        if s.seat != hand.dealer and first_go_round:
+        # a player's first discard (D6), whatever others claimed before it (seeds 000–002)
+        if s.seat != hand.dealer and discarder.discards_made == 1:
             if s.discards_made == 0:
                 return "earthly_win"
             if not self._declaration_needed and s.discards_made == 1:

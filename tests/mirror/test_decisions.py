@@ -396,6 +396,40 @@ def test_d6_no_earthly_win_after_the_winner_discarded() -> None:
     assert "earthly_win" not in items(t)
 
 
+def test_d6_earthly_win_on_a_first_discard_made_after_another_seats_pong() -> None:
+    """地胡 stands 「不論他人吃碰與否」 (seeds 000–002; §4: "a player's first discard"):
+    seat 2 pongs the dealer's first discard and throws its own first tile, which seat 3,
+    not having discarded, wins on."""
+    t = Script(
+        quiet({2: "W W W W N N N N 1s 1s 1s 1s 9s 9s 2m 2m",
+               3: "2m 3m 4m 6m 7m 8m 2s 3s 4s 3p 3p 3p 7s 8s C C"}, extra="2m")
+    )  # fmt: skip
+    t.discard(0, "2m")
+    t.pong(2, 0)
+    t.discard(2, "9s")
+    t.win(3)
+    assert t.violations() == []
+    assert "earthly_win" in items(t) and "concealed" not in items(t)
+
+
+def test_d6_a_self_drawn_earthly_win_after_another_seats_pong() -> None:
+    """The §7 house rule's self-drawn 地胡 (no 天聽 needed), on seat 1's first draw after
+    seat 2 ponged the dealer's first discard: others' claims do not break it."""
+    t = Script(
+        quiet({1: READY_E, 2: "W W W W N N N N 1s 1s 1s 1s 9s 9s 3p 3p"}, extra="3p"),
+        profile=NO_DECLARATION,
+    )
+    t.discard(0, "3p")
+    t.pong(2, 0)
+    t.discard(2, "9s")
+    t.cycle(3)
+    t.cycle(0)
+    t.draw(1, "9p")
+    t.win(1)
+    assert t.violations() == []
+    assert {"earthly_win", "concealed_self_draw"} <= items(t)
+
+
 def test_d6_human_win_after_an_earthly_ready() -> None:
     """Seat 1 declares 地聽 with its first discard and wins on seat 2's first discard: 人胡."""
     t = Script(quiet({1: READY_E}, extra="2m"))
