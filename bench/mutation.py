@@ -386,7 +386,11 @@ def main() -> int:
         "--files",
         help="only these files of the package, comma-separated (items.py,scoring.py)",
     )
-    parser.add_argument("--child-timeout", type=float, default=60.0)
+    parser.add_argument(
+        "--child-timeout", type=float, default=300.0,
+        help="seconds a mutant's run may take before it counts as hung (the mirror's whole "
+        "selection took over 60 s on a busy 2-core machine)",
+    )  # fmt: skip
     parser.add_argument("--client", help=argparse.SUPPRESS)
     parser.add_argument("--line", help=argparse.SUPPRESS)
     opts = parser.parse_args()
