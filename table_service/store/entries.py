@@ -28,7 +28,7 @@ EntryKind = Literal["event", "session", "session_end", "correction", "fault"]
 Role = Literal["referee", "admin"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Entry:
     """One entry of a table's log, in the order it was appended."""
 

@@ -10,18 +10,20 @@ records or the new ones. Sessions and the log itself are never derived: they are
 
 from __future__ import annotations
 
+import gc
 import json
 import pickle
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 from pydantic import ValidationError
-from sqlalchemy import Text, cast, delete, func, select
+from sqlalchemy import Text, cast, delete, func, insert, select
 from sqlalchemy.orm import Session
 
-from firmware_bridge.messages import EVENT_BODY, Event
+from firmware_bridge.messages import EVENT_BODY, SCHEMA_VERSION, Event
 from table_service.mirror.core import MIRROR_FORMAT
 from table_service.mirror.fold import fold
 from table_service.mirror.mirror import TableMirror
@@ -38,6 +40,7 @@ from table_service.mirror.session import SessionStart
 from table_service.store.entries import Applied, Entry
 from table_service.store.errors import InvalidEntry
 from table_service.store.models import (
+    Base,
     CorrectionModel,
     FaultModel,
     HandModel,
@@ -75,7 +78,11 @@ def load_snapshot(data: bytes) -> TableMirror | None:
 
 
 class Projector:
-    """One transaction's writes: log entries, and the rows the fold derived from them."""
+    """One transaction's writes: log entries, and the rows the fold derived from them.
+
+    Derived rows wait in lists and go out in one multi-row INSERT per kind (`write`): the
+    ORM's unit of work, a row at a time, cost a re-derivation half its time on PostgreSQL.
+    """
 
     def __init__(self, session: Session, table: str) -> None:
         self.session = session
@@ -83,30 +90,79 @@ class Projector:
         self.started: int | None = None  # a session started earlier in this batch
         # a session's players never change: one lookup per session, not one per hand
         self.players: dict[int, list[str]] = {}
+        self.pending: dict[type[Base], list[dict[str, Any]]] = {
+            ViolationModel: [], FaultModel: [], LedgerLine: []
+        }  # fmt: skip
+        self.hands: list[tuple[dict[str, Any], list[dict[str, Any]]]] = []  # row, its lines
+        # a re-derivation's rows keep the ids their earlier selves had (links to a hand, a
+        # verdict on a violation's id), found by what they are: see `keep_ids`
+        self.kept: dict[type[Base], dict[tuple[Any, ...], list[int]]] = {
+            HandModel: {}, ViolationModel: {}
+        }  # fmt: skip
+
+    @property
+    def waiting(self) -> int:
+        """Derived rows not yet written."""
+        return len(self.hands) + sum(len(rows) for rows in self.pending.values())
+
+    def entries(self, applied: Sequence[Applied]) -> list[int]:
+        """Append entries in order, and every row derived from them; their log ids. A run of
+        events goes in as one INSERT; a session, a ruling or a fault one at a time (what
+        follows them reads their rows)."""
+        log_ids: list[int] = []
+        run: list[Applied] = []
+        for item in applied:
+            if item.kind == "event":
+                run.append(item)
+                continue
+            log_ids += self._events(run)
+            run = []
+            log_ids.append(self._entry(item))
+        log_ids += self._events(run)
+        self.write()
+        return log_ids
 
     def entry(self, applied: Applied) -> int:
-        kind = applied.kind
-        if kind == "event":
-            event = applied.event
+        """Append one entry and its rows; its log id."""
+        return self.entries([applied])[0]
+
+    def _events(self, run: Sequence[Applied]) -> list[int]:
+        if not run:
+            return []
+        rows: list[dict[str, Any]] = []
+        for item in run:
+            event = item.event
             if event is None:
                 raise InvalidEntry("an entry of kind 'event' needs its event")
             if event.table != self.table:
                 raise InvalidEntry(f"event of table {event.table!r} appended to {self.table!r}")
-            ts: float = event.ts
-            body: dict[str, Any] | None = event.body.model_dump(mode="json")
-            boot_id, seq = event.boot_id, event.seq
-        elif kind in ("session", "session_end", "correction", "fault"):
-            ts, body, boot_id, seq = time.time(), applied.body, None, None
-        else:
+            rows.append({
+                "table": self.table, "kind": "event", "boot_id": event.boot_id,
+                "seq": event.seq, "ts": event.ts, "body": event.body.model_dump(mode="json"),
+                "session_id": self._session_of(item),
+            })  # fmt: skip
+        insert_ids = insert(Log).returning(Log.id, sort_by_parameter_order=True)
+        log_ids = list(self.session.scalars(insert_ids, rows))
+        for item, log_id, row in zip(run, log_ids, rows, strict=True):
+            for record in item.records:
+                self.record(log_id, row["session_id"], record)
+        return log_ids
+
+    def _session_of(self, applied: Applied) -> int | None:
+        return applied.session_id if applied.session_id is not None else self.started
+
+    def _entry(self, applied: Applied) -> int:
+        kind = applied.kind
+        if kind not in ("session", "session_end", "correction", "fault"):
             raise InvalidEntry(f"unknown entry kind {kind!r}")
-        session_id = applied.session_id if applied.session_id is not None else self.started
+        session_id = self._session_of(applied)
         log = Log(
             table=self.table,
             kind=kind,
-            boot_id=boot_id,
-            seq=seq,
-            ts=ts,
-            body=body,
+            boot_id=None,
+            seq=None,
+            ts=time.time(),
+            body=applied.body,
             session_id=session_id,
         )
         self.session.add(log)
@@ -119,7 +175,6 @@ class Projector:
             self._correction(log, session_id)
         for record in applied.records:
             self.record(log.id, session_id, record)
-        self.session.flush()
         return log.id
 
     def _start(self, log: Log) -> int:
@@ -201,18 +256,12 @@ class Projector:
         if session_id is None:
             return
         players = self._players(session_id)
-        for seat, amount in lines:
-            self.session.add(
-                LedgerLine(
-                    session_id=session_id,
-                    table=self.table,
-                    log_id=log_id,
-                    correction_id=ruling_id,
-                    seat=seat,
-                    player=players[seat],
-                    amount=amount,
-                )
-            )
+        self.pending[LedgerLine] += [
+            {"session_id": session_id, "table": self.table, "log_id": log_id,
+             "hand_id": None, "correction_id": ruling_id, "seat": seat,
+             "player": players[seat], "amount": amount}
+            for seat, amount in lines
+        ]  # fmt: skip
 
     def record(self, log_id: int, session_id: int | None, record: object) -> None:
         if not isinstance(record, HandRecord | Violation | Fault):
@@ -227,11 +276,11 @@ class Projector:
             "seq": record.seq,
         }
         if isinstance(record, Violation):
-            self.session.add(
-                ViolationModel(**common, seat=record.seat, code=record.code, detail=record.detail)
-            )
+            violation = {"seat": record.seat, "code": record.code, "detail": record.detail}
+            self.pending[ViolationModel].append(common | violation)
         elif isinstance(record, Fault):
-            self.session.add(FaultModel(**common, code=record.code, detail=record.detail))
+            fault = {"code": record.code, "detail": record.detail}
+            self.pending[FaultModel].append(common | fault)
         else:
             self._hand(common, record)
 
@@ -239,42 +288,85 @@ class Projector:
         if len(record.net) != SEATS or sum(record.net) != 0:
             raise InvalidEntry(f"hand {record.hand}: net {record.net} is not 4 sums to 0")
         data = record.model_dump(mode="json", by_alias=True)
-        hand = HandModel(
-            **common,
-            hand_no=record.hand,
-            round_wind=record.round_wind,
-            dealer=record.dealer,
-            streak=record.streak,
-            result=record.result,
-            kind=record.kind,
-            seat=record.seat,
-            payer=record.payer,
-            tai=record.tai,
-            dealer_tai=record.dealer_tai,
-            winning_tile=record.winning_tile,
-            items=data["items"],
-            codes=data["codes"],
-            net=data["net"],
-            payments=data["payments"],
-            next=data["next"],
-        )
-        self.session.add(hand)
+        hand = common | {
+            "hand_no": record.hand, "round_wind": record.round_wind,
+            "dealer": record.dealer, "streak": record.streak, "result": record.result,
+            "kind": record.kind, "seat": record.seat, "payer": record.payer,
+            "tai": record.tai, "dealer_tai": record.dealer_tai,
+            "winning_tile": record.winning_tile, "items": data["items"],
+            "codes": data["codes"], "net": data["net"], "payments": data["payments"],
+            "next": data["next"],
+        }  # fmt: skip
         session_id = common["session_id"]
-        if session_id is None:
-            return  # no session, no players: the hand stands, nobody's money moves
-        players = self._players(session_id)
-        for seat, amount in enumerate(record.net):
-            self.session.add(
-                LedgerLine(
-                    session_id=session_id,
-                    table=self.table,
-                    log_id=common["log_id"],
-                    hand=hand,
-                    seat=seat,
-                    player=players[seat],
-                    amount=amount,
-                )
-            )
+        lines: list[dict[str, Any]] = []
+        if session_id is not None:  # no session, no players: nobody's money moves
+            players = self._players(session_id)
+            lines = [
+                {"session_id": session_id, "table": self.table, "log_id": common["log_id"],
+                 "correction_id": None, "seat": seat, "player": players[seat],
+                 "amount": amount}
+                for seat, amount in enumerate(record.net)
+            ]  # fmt: skip
+        self.hands.append((hand, lines))
+
+    def keep_ids(self, start: int) -> None:
+        """Before the rows from log entry `start` on are derived again: note their ids, so
+        the same hand (a session's hand N) and the same violation (its event, seat and
+        code) come back under the id they had."""
+        hands = select(HandModel.session_id, HandModel.hand_no, HandModel.id)
+        violations = select(
+            ViolationModel.boot_id, ViolationModel.seq, ViolationModel.seat,
+            ViolationModel.code, ViolationModel.id,
+        )  # fmt: skip
+        for model, query in ((HandModel, hands), (ViolationModel, violations)):
+            kept = self.kept[model]
+            where = (model.table == self.table, model.log_id >= start)
+            for *key, row_id in self.session.execute(query.where(*where).order_by(model.id)):
+                kept.setdefault(tuple(key), []).append(row_id)
+
+    def _kept_id(self, model: type[Base], key: tuple[Any, ...]) -> int | None:
+        ids = self.kept[model].get(key)
+        return ids.pop(0) if ids else None
+
+    def _insert(self, model: type[Base], rows: list[dict[str, Any]]) -> list[int]:
+        """Rows in one INSERT each for those with a kept id and those without; every
+        row's id, in order."""
+        known = [row for row in rows if "id" in row]
+        if known:
+            self.session.execute(insert(model), known)
+        fresh = [row for row in rows if "id" not in row]
+        new_ids: list[int] = []
+        if fresh:
+            id_column = model.__table__.c.id
+            returning = insert(model).returning(id_column, sort_by_parameter_order=True)
+            new_ids = list(self.session.scalars(returning, fresh))
+        given = iter(new_ids)
+        return [row["id"] if "id" in row else next(given) for row in rows]
+
+    def write(self) -> None:
+        """The derived rows waiting, in one INSERT per kind (a hand's ledger lines after
+        it, with its id)."""
+        if self.hands:
+            rows = []
+            for hand, _ in self.hands:
+                kept = self._kept_id(HandModel, (hand["session_id"], hand["hand_no"]))
+                rows.append(hand if kept is None else hand | {"id": kept})
+            hand_ids = self._insert(HandModel, rows)
+            for (_, lines), hand_id in zip(self.hands, hand_ids, strict=True):
+                self.pending[LedgerLine] += [line | {"hand_id": hand_id} for line in lines]
+            self.hands = []
+        violations = self.pending[ViolationModel]
+        for index, row in enumerate(violations):
+            key = (row["boot_id"], row["seq"], row["seat"], row["code"])
+            kept = self._kept_id(ViolationModel, key)
+            if kept is not None:
+                violations[index] = row | {"id": kept}
+        self._insert(ViolationModel, violations)
+        self.pending[ViolationModel] = []
+        for model, pending in self.pending.items():
+            if pending:
+                self.session.execute(insert(model), pending)
+                self.pending[model] = []
 
     def _players(self, session_id: int) -> list[str]:
         if session_id not in self.players:
@@ -289,6 +381,7 @@ class Projector:
             log_id = self.session.scalar(select(func.max(Log.id)).where(Log.table == self.table))
             if log_id is None:
                 raise InvalidEntry(f"table {self.table!r} has no log entry to snapshot at")
+        self.write()
         self.session.add(SnapshotModel(table=self.table, log_id=log_id, data=data, at=time.time()))
 
 
@@ -347,10 +440,26 @@ class LogReader:
                 if len(self.bodies) >= SHARED_MAX:
                     self.bodies.clear()
                 self.bodies[text] = body
-        # checked when it was stored (the log's columns hold what Event allowed): built
-        # without validating again, a tenth of a re-derivation saved
-        event = Event.model_construct(table=table, boot_id=boot_id, seq=seq, ts=ts, body=body)
+        event = stored_event(table, boot_id, seq, ts, body)
         return Entry(log_id, table, "event", event, None, session_id=session_id)
+
+
+_EVENT_FIELDS: Final = frozenset({"table", "boot_id", "seq", "ts", "body"})
+_new_event = Event.__new__
+_set = object.__setattr__
+
+
+def stored_event(table: str, boot_id: int, seq: int, ts: float, body: Any) -> Event:
+    """An event from the log's columns, which hold only what Event allowed when it was
+    stored: built as `Event.model_construct` builds it, without its per-call bookkeeping
+    (a third of the cost of reading a log row; tests/store pin the two as equal)."""
+    event = _new_event(Event)
+    _set(event, "__dict__", {"schema_version": SCHEMA_VERSION, "table": table,
+                             "boot_id": boot_id, "seq": seq, "ts": ts, "body": body})  # fmt: skip
+    _set(event, "__pydantic_fields_set__", set(_EVENT_FIELDS))
+    _set(event, "__pydantic_extra__", None)
+    _set(event, "__pydantic_private__", None)
+    return event
 
 
 def open_session_row(session: Session, table: str) -> SessionModel | None:
@@ -439,14 +548,34 @@ def ruling_start(session: Session, table: str, ruling: Any) -> int | None:
     return min(int(flagged), event_log if event_log is not None else int(flagged))
 
 
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector held off: a fold allocates an object or more per
+    entry, and the collections that set off (each walking every live mirror) cost a
+    re-derivation a quarter of its time. What it leaves is collected after."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
 def rederive(session: Session, writer: Projector, start: int) -> Rederived:
     """Derive the table's rows again from the log entry `start` to the log's end, through
     the rulings in force now; the money of each session touched, before and after."""
+    with collector_paused():
+        return _rederive(session, writer, start)
+
+
+def _rederive(session: Session, writer: Projector, start: int) -> Rederived:
     table = writer.table
     rulings = table_rulings(session, table)
     mirror, after = restore(session, table, before=start)
     before = _money(session, table, start)
     hands_before = _hand_results(session, table, start)
+    writer.keep_ids(start)
     _delete_derived(session, table, start)
     records: list[Record] = []
     penalties = dict(
@@ -478,10 +607,11 @@ def rederive(session: Session, writer: Projector, start: int) -> Rederived:
                 for record in out:
                     writer.record(log_id, entry.session_id, record)
                 records += out
-        if len(session.new) >= PENDING:
-            session.flush()
+        if writer.waiting >= PENDING:
+            writer.write()
         if len(page) < PAGE:
             break
+    writer.write()
     if last:
         writer.snapshot(dump_snapshot(mirror), last)
     hands_after = _hand_results(session, table, start)

@@ -300,7 +300,7 @@ class Store:
         try:
             with self._write() as session:
                 writer = Projector(session, table)
-                log_ids = [writer.entry(item) for item in applied]
+                log_ids = writer.entries(applied)
                 if snapshot is not None:
                     writer.snapshot(snapshot, log_ids[-1] if log_ids else None)
                 return log_ids

@@ -70,6 +70,7 @@ async def test_a_verdict_on_hand_3_of_10_re_derives_hands_4_to_10(api: Api) -> N
         (v for v in flagged if v["seat"] == third["seat"] and v["seq"] <= third["seq"]),
         key=lambda v: v["seq"],
     )
+    assert breaches
     rulings: list[dict[str, Any]] = []
     for v in breaches:
         body = {"kind": "verdict", "boot_id": v["boot_id"], "seq": v["seq"], "seat": v["seat"],
@@ -85,6 +86,10 @@ async def test_a_verdict_on_hand_3_of_10_re_derives_hands_4_to_10(api: Api) -> N
     after = await hands(api, session_id)
     assert after == offline("t1", events, rulings)
     assert after[:2] == before[:2] and after[2] != before[2] and after[2][0] == "win"
+    # derived again, each hand keeps its id: a link to hand 3 shows the revised hand
+    again = await api.get("/api/tables/t1/hands", session_id=session_id, limit=100)
+    assert sorted(h["id"] for h in again) == [h["id"] for h in rows]
+    assert (await api.get(f"/api/hands/{third['id']}"))["result"] == "win"
     totals, standings = await money(api, "t1", session_id)
     assert totals == standings
     statuses = await api.get_as(api.as_referee, "/api/violations", table="t1", limit=1000)
@@ -101,6 +106,18 @@ async def test_a_verdict_on_hand_3_of_10_re_derives_hands_4_to_10(api: Api) -> N
     assert await hands(api, session_id) == before
     totals, standings = await money(api, "t1", session_id)
     assert totals == standings
+    # after all those re-derivations, a violation keeps the id the desk read at first
+    still = await api.get_as(api.as_referee, "/api/violations", table="t1", limit=1000)
+    ids = {v["id"]: (v["seq"], v["seat"], v["code"]) for v in still}
+    assert all(ids.get(v["id"]) == (v["seq"], v["seat"], v["code"]) for v in breaches)
+    response = await api.client.post(
+        f"/api/violations/{breaches[0]['id']}/decision",
+        json={"decision": "dismissed"},
+        headers=api.as_referee,
+    )
+    assert response.status_code == 201, response.text
+    assert response.json()["violation_id"] == breaches[0]["id"]
+    assert await hands(api, session_id) == offline("t1", events, rulings[:1])
 
 
 async def test_a_penalty_moves_the_tables_totals_with_the_ledger(api: Api) -> None:
