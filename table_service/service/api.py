@@ -51,7 +51,7 @@ from firmware_bridge.stopping import cancel_and_wait
 from table_service.mirror.rulings import Ruling, Seat, Streak, Whole
 from table_service.mirror.session import PRESETS, SessionStart
 from table_service.rules.items import negative_item
-from table_service.rules.profile import MAX_TAI, RULE_KEYS, TAI_IDS, Rules
+from table_service.rules.profile import MAX_TAI, RULE_KEYS, TAI_IDS, Rules, load_preset
 from table_service.service.disclosure import WITHHELD
 from table_service.service.guards import (
     AUTH_CLIENTS,
@@ -178,6 +178,23 @@ class ProfileBody(TypedDict, total=False):
         WithJsonSchema(_rules_schema()),
         Field(description="§7's switches by name (e.g. ping_hu_wait: two_sided_tile)"),
     ]
+
+
+class PresetValues(BaseModel):
+    """A preset profile written out: what a session by its name is scored by (the stakes
+    are the session's own)."""
+
+    name: str = Field(description="the preset's name, as a session's `profile` gives it")
+    seat_order: Literal["opening", "dealer"]
+    tai: dict[str, int] = Field(description="every §4 item's value of one unit, by id")
+    rules: dict[str, bool | str] = Field(description="every §7 switch, by name")
+
+    @classmethod
+    def of(cls, name: str) -> PresetValues:
+        return cls.model_validate({"name": name, **load_preset(name).to_mapping()})
+
+
+PRESET_VALUES: Final = [PresetValues.of(name) for name in PRESETS]
 
 
 class SessionBody(_Body):
@@ -503,6 +520,12 @@ def create_app(
         rules it enforces, whether it makes the seat 相公, its name and meaning in Chinese
         and English), every 台 item (names, default 台) and the claims' names."""
         return VOCABULARY
+
+    @app.get("/api/profiles", responses=READ)
+    async def profiles() -> list[PresetValues]:
+        """The preset profiles a session may name, each written out: the values a form
+        starts from when it changes some of them (a `profile` of `{"preset": …, …}`)."""
+        return PRESET_VALUES
 
     @app.get("/api/tables/{table}", responses=READ_ONE)
     async def table(table: TableName) -> dict[str, Any]:

@@ -4,7 +4,9 @@ token), against the real app over a running service."""
 from __future__ import annotations
 
 from table_service.mirror.records import DEAD_HAND_CODES, FAULT_CODES, VIOLATION_CODES
+from table_service.mirror.session import PRESETS
 from table_service.rules.items import DEALER_ITEMS, DEFAULT_TAI, ITEMS
+from table_service.rules.profile import PING_HU_WAITS, RULE_KEYS, load_preset
 from table_service.rules.rulebook import BY_CODE
 from tests.api.kit import Api
 
@@ -55,3 +57,31 @@ async def test_the_claims_names_and_the_schema(api: Api) -> None:
     response = await api.client.get("/api/vocabulary", params={"lang": "en"})
     assert response.status_code == 422  # a parameter it does not take is refused
     assert response.json()["detail"][0]["loc"] == ["query", "lang"]
+
+
+async def test_every_profile_choice_is_named(api: Api) -> None:
+    """The pages name §7's choices from here: every switch of `Rules` and `seat_order`,
+    each value of a switch that is not yes/no."""
+    switches = (await api.get("/api/vocabulary"))["switches"]
+    assert [s["key"] for s in switches] == ["seat_order", *RULE_KEYS]
+    for switch in switches:
+        assert switch["zh"] and switch["en"]
+    by_key = {s["key"]: s for s in switches}
+    assert [c["id"] for c in by_key["ping_hu_wait"]["choices"]] == list(PING_HU_WAITS)
+    assert [c["id"] for c in by_key["seat_order"]["choices"]] == ["opening", "dealer"]
+    assert by_key["pass_water_self_draw"]["choices"] is None  # yes or no
+    assert all(c["zh"] and c["en"] for s in switches for c in s["choices"] or [])
+
+
+async def test_the_presets_written_out_are_the_profiles_a_session_is_scored_by(
+    api: Api,
+) -> None:
+    presets = await api.get("/api/profiles")  # public, as the vocabulary
+    assert [p["name"] for p in presets] == list(PRESETS)
+    for preset in presets:
+        resolved = load_preset(preset["name"]).to_mapping()
+        assert {k: preset[k] for k in ("seat_order", "tai", "rules")} == {
+            k: resolved[k] for k in ("seat_order", "tai", "rules")
+        }
+    seed001 = {p["name"]: p for p in presets}["seed001"]
+    assert seed001["tai"]["five_concealed_pongs"] == 12 and seed001["tai"]["earthly_ready"] == 6

@@ -13,9 +13,11 @@ one begun, so a hand is under way when the page opens; the third hand is the ses
 
 from __future__ import annotations
 
+import json
 import os
 from typing import Any
 
+from table_service.rules.profile import load_preset
 from tests.api.kit import events_of, game_of
 from tests.dashboard.kit import HD, PHONE, Chrome, Page, Site, fonts_ready, needs_browser
 
@@ -175,3 +177,66 @@ async def test_the_admin_starts_and_ends_a_session(site: Site, chrome: Chrome) -
     assert await club.locator('.topbar nav a[href="admin.html"]').is_visible()
     # The browser logs the refused body's 422 itself; nothing else went wrong
     assert await chrome.reported(ignore=["status of 422"]) == []
+
+
+async def test_the_admin_changes_the_rules_a_session_is_scored_by(
+    site: Site, chrome: Chrome
+) -> None:
+    """The rules under the preset: every §7 choice and 台 value starts at the chosen
+    preset's, what the admin changes is counted and sent as changes to that preset, and
+    the session page names the switches in words."""
+    game = game_of(19, 1)
+    await site.play(TABLE, events_of(game, TABLE))  # one hand, over: a session starts at once
+    page = await chrome.open(f"{site.url}/admin.html?t={TABLE}")
+    await page.wait_for_selector("body:not(.is-stale) .admin-rules")
+    await page.fill("input[name=token]", site.api.admin)
+    await page.click(".token-form button[type=submit]")
+    await page.wait_for_selector(".token-state--set")
+    for seat, name in enumerate(PLAYERS):
+        await page.fill(f"input[name=player{seat}]", name)
+    await page.click(".admin-rules summary")
+    assert await page.input_value("input[name='tai.earthly_ready']") == "4"  # mjonline's
+    await page.select_option("select[name=profile]", "seed001")
+    assert await page.input_value("input[name='tai.earthly_ready']") == "6"  # seed001's
+    assert "與預設相同" in (await page.text_content(".rules-changed") or "")
+    label = page.locator("label.check", has_text="過水後自摸有效")
+    await label.locator("input").check()
+    await page.select_option("select[name='rules.ping_hu_wait']", "two_sided_tile")
+    await page.fill("input[name='tai.full_flush']", "8")
+    await page.wait_for_function(
+        "() => document.querySelector('.rules-changed').textContent.includes('3 項')"
+    )
+    assert await page.locator(".admin-rules .is-changed").count() == 3
+    await snap(page, "admin-rules")
+    posted = page.expect_request(lambda r: r.method == "POST" and r.url.endswith("/session"))
+    async with posted as request:
+        await page.click(".admin-form button[type=submit]")
+    assert json.loads((await request.value).post_data or "")["profile"] == {
+        "preset": "seed001",
+        "rules": {"pass_water_self_draw": True, "ping_hu_wait": "two_sided_tile"},
+        "tai": {"full_flush": 8},
+    }  # the changes alone: the preset gives the rest
+    await page.wait_for_selector("#message.message--ok a")
+    link = await page.get_attribute("#message a", "href") or ""
+    started = int(link.split("=")[1])
+    assert (await table_state(site))["session_id"] == started
+    session = (await site.get(f"/api/sessions/{started}"))["session"]
+    assert session["profile"]["preset"] == "seed001"
+    assert session["profile_label"] == "seed001 (changed)"
+    expected = load_preset("seed001").to_mapping()  # the preset, and the three changes
+    expected["rules"] |= {"pass_water_self_draw": True, "ping_hu_wait": "two_sided_tile"}
+    expected["tai"] |= {"full_flush": 8}
+    played = session["rules"]
+    assert {k: played[k] for k in ("seat_order", "tai", "rules")} == {
+        k: expected[k] for k in ("seat_order", "tai", "rules")
+    }
+
+    # The session page names each switch and its value in words
+    view = await chrome.open(f"{site.url}/session.html?id={started}")
+    await view.wait_for_selector(".session-rules")
+    await view.click(".session-rules summary")
+    row = view.locator(".rules-table tr", has_text="過水後自摸有效")
+    assert (await row.locator("td").text_content()) == "是"
+    wait = view.locator(".rules-table tr", has_text="平胡的聽牌條件")
+    assert (await wait.locator("td").text_content()) == "胡牌張是兩面順子的外張"
+    assert await chrome.reported() == []

@@ -164,7 +164,9 @@ async def test_the_club_and_a_session_chart(site: Site, chrome: Chrome) -> None:
     assert "規則 mjonline" in await chart.locator("#info").inner_text()
     await chart.locator("#rules summary").click()  # the rules played, every value written out
     rows = await chart.locator("#rules tr").all_inner_texts()
-    assert "清一色 (full_flush)\t12" in rows and "ping_hu_wait\twhole_hand" in rows, rows
+    assert "清一色 (full_flush)\t12" in rows, rows  # and each switch by its words
+    assert "平胡的聽牌條件\t全手聽兩種以上" in rows, rows
+    assert "過水後自摸有效（地方規則）\t否" in rows, rows
     await shoot(chart, "session-chart")
     # The CSV link downloads a file named by its session, not "export"
     started = time.strftime("%Y-%m-%d", time.gmtime(detail["session"]["started_at"]))

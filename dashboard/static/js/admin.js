@@ -7,6 +7,9 @@
 // - The dealer, streak, round wind and start seat are the table's own unless the admin
 //   ticks "override": the form shows the table's current ones as what will be used, and
 //   sends them only when overridden (the service takes the table's when they are left out).
+// - The rules: a preset by name, and under it every choice of §7 (the seat winds, each
+//   switch, each 台 value) starting from the preset's values (GET /api/profiles); what the
+//   admin changes is sent as `{"preset": …, "rules": {…}, "tai": {…}}`, only the changes.
 // - The page is live, but only the list and the chosen table's status are drawn again on
 //   news; the form is drawn once per table (and language) and keeps what was typed.
 // - The service is the judge of a body: its error ({"error": "…"}) is shown by the form,
@@ -17,6 +20,7 @@ import { playerName } from "./board.js";
 import { $, fill, h, param } from "./dom.js";
 import { lang, t, windName } from "./i18n.js";
 import { ConnectionView, setupPage } from "./ui.js";
+import { choiceName, itemName, switchName, vocabulary } from "./vocabulary.js";
 
 const TOKEN_KEY = "mjtable.admin.token";
 const WINDS = ["E", "S", "W", "N"];
@@ -26,6 +30,7 @@ const DEFAULT_PRESETS = ["mjonline"];
 const tables = new Map(); // table -> its live state
 let chosen = param("t") ?? "";
 let presets = DEFAULT_PRESETS;
+const presetValues = new Map(); // preset name -> its values written out (GET /api/profiles)
 let defaults = { base: 100, per_tai: 20, profile: "mjonline" };
 let message = null; // {ok, text: () => string, session: id | null}
 let confirming = false; // the end of the chosen table's session is being asked about
@@ -183,6 +188,94 @@ function renderCurrent() {
 
 // --- the form ------------------------------------------------------------------------------
 
+/** The rule fields (name, value) of the form: `seat_order`, `rules.<switch>`, `tai.<item>`. */
+function ruleFields(form) {
+  return [...form.elements].filter((e) => e.name === "seat_order" || e.name?.startsWith("rules.") || e.name?.startsWith("tai."));
+}
+
+function fieldValue(el) {
+  if (el.type === "checkbox") return el.checked;
+  if (el.type === "number") return numberOrRaw(el.value);
+  return el.value;
+}
+
+/** A preset's value of a rule field's name. */
+function presetValue(preset, name) {
+  const [group, key] = name.includes(".") ? name.split(".") : [null, name];
+  return group ? preset?.[group]?.[key] : preset?.[name];
+}
+
+/** The rule fields that differ from the chosen preset's values. */
+function ruleChanges(form) {
+  const preset = presetValues.get(form.elements.namedItem("profile").value);
+  if (!preset) return [];
+  return ruleFields(form).filter((el) => fieldValue(el) !== presetValue(preset, el.name));
+}
+
+/** The profile the form says: the preset's name, or the preset with what was changed. */
+function profileBody(form) {
+  const name = form.elements.namedItem("profile").value;
+  const changed = ruleChanges(form);
+  if (!changed.length) return name;
+  const body = { preset: name };
+  for (const el of changed) {
+    if (el.name === "seat_order") body.seat_order = fieldValue(el);
+    else {
+      const [group, key] = el.name.split(".");
+      (body[group] ??= {})[key] = fieldValue(el);
+    }
+  }
+  return body;
+}
+
+/** The rule fields set to the chosen preset's values (a new preset chosen: its own). */
+function applyPreset(form) {
+  const preset = presetValues.get(form.elements.namedItem("profile").value);
+  for (const el of ruleFields(form)) {
+    const value = presetValue(preset, el.name);
+    if (value === undefined) continue;
+    if (el.type === "checkbox") el.checked = value;
+    else el.value = String(value);
+  }
+  markChanges(form);
+}
+
+/** How many rule fields differ from the preset, said on the editor's summary; each
+ * changed field marked. */
+function markChanges(form) {
+  const changed = new Set(ruleChanges(form).map((el) => el.name));
+  for (const el of ruleFields(form)) el.closest(".field, .check")?.classList.toggle("is-changed", changed.has(el.name));
+  const count = form.querySelector(".rules-changed");
+  if (count) count.textContent = changed.size ? t("adm.rules.changed", { n: changed.size }) : t("adm.rules.same");
+}
+
+/** The editor of the rules: every §7 choice and 台 value, named from the vocabulary. */
+function rulesEditor() {
+  const words = vocabulary();
+  if (!words || !presetValues.size) return null;
+  const choice = (key, name) => {
+    const row = words.switches.get(key);
+    if (row?.choices) {
+      return h("label", { class: "field" }, switchName(key),
+        h("select", { name }, row.choices.map((c) => h("option", { value: c.id }, choiceName(key, c.id)))));
+    }
+    return h("label", { class: "check" }, h("input", { name, type: "checkbox" }), switchName(key));
+  };
+  const items = [...words.items.values()].filter((i) => !i.dealer_tai);
+  const names = items.map((i) => itemName({ id: i.id }));
+  // two items of one name (風字坎: the seat's and the round's) told apart by their ids
+  const label = (i, n) => (names.indexOf(names[n]) !== names.lastIndexOf(names[n]) ? `${names[n]} (${i.id})` : names[n]);
+  return h("details", { class: "admin-rules" },
+    h("summary", null, h("strong", null, t("adm.rules.edit")), " ", h("span", { class: "rules-changed muted" })),
+    h("div", { class: "admin-switches" },
+      choice("seat_order", "seat_order"),
+      [...words.switches.keys()].filter((k) => k !== "seat_order").map((k) => choice(k, `rules.${k}`))),
+    h("p", { class: "muted" }, t("adm.rules.tai")),
+    h("div", { class: "admin-tai" },
+      items.map((i, n) => h("label", { class: "field field--tai", title: i.id }, label(i, n),
+        h("input", { name: `tai.${i.id}`, type: "number", step: 1, inputmode: "numeric" })))));
+}
+
 function numberOrRaw(value) {
   const text = String(value).trim();
   if (text === "") return null; // the service says what it wants there
@@ -197,7 +290,7 @@ function formBody(form) {
     players: SEATS.map((n) => el.namedItem(`player${n}`).value.trim()),
     base: numberOrRaw(el.namedItem("base").value),
     per_tai: numberOrRaw(el.namedItem("per_tai").value),
-    profile: el.namedItem("profile").value,
+    profile: profileBody(form),
   };
   if (el.namedItem("override").checked) {
     body.dealer = Number(el.namedItem("dealer").value);
@@ -262,7 +355,7 @@ function updateDeal() {
 function renderForm() {
   const root = $("#form");
   const has = Boolean(token());
-  const sig = JSON.stringify([lang(), chosen, has, presets, Boolean(stateOf(chosen))]);
+  const sig = JSON.stringify([lang(), chosen, has, presets, presetValues.size, Boolean(vocabulary()), Boolean(stateOf(chosen))]);
   if (sig === formSig) return;
   formSig = sig;
   // What was typed stays (a redraw is for the language, the table, the token).
@@ -275,15 +368,16 @@ function renderForm() {
     return;
   }
   const number = (name, value) => h("input", { name, type: "number", min: 0, step: 1, inputmode: "numeric", value });
-  const form = h("form", { class: "admin-form", novalidate: true, on: { submit } },
+  const form = h("form", { class: "admin-form", novalidate: true, on: { submit, input: (e) => markChanges(e.currentTarget) } },
     h("fieldset", { class: "admin-fieldset", disabled: !has },
       h("div", { class: "admin-players-fields" }, SEATS.map((n) => h("label", { class: "field" }, t("adm.player", { n }),
         h("input", { name: `player${n}`, type: "text", maxlength: 64, autocomplete: "off", spellcheck: "false", placeholder: t("adm.player.hint") })))),
       h("div", { class: "admin-row" },
         h("label", { class: "field" }, t("adm.base"), number("base", defaults.base)),
         h("label", { class: "field" }, t("adm.per_tai"), number("per_tai", defaults.per_tai)),
-        h("label", { class: "field" }, t("adm.profile"), h("select", { name: "profile" },
+        h("label", { class: "field" }, t("adm.profile"), h("select", { name: "profile", on: { change: (e) => applyPreset(e.currentTarget.form) } },
           presets.map((p) => h("option", { value: p, selected: p === defaults.profile }, p))))),
+      rulesEditor(),
       h("div", { class: "admin-deal" },
         h("div", { class: "admin-deal-head" }, h("strong", null, t("adm.deal")), h("span", { class: "deal-table" })),
         h("label", { class: "check" }, h("input", { name: "override", type: "checkbox", on: { change: updateDeal } }), t("adm.deal.override")),
@@ -300,6 +394,8 @@ function renderForm() {
     else el.value = typed.get(el.name);
   }
   fill(root, form);
+  if (!typed.has("seat_order")) applyPreset(form); // drawn first: the preset's values
+  markChanges(form);
   updateDeal();
   if (focused) form.elements.namedItem(focused)?.focus?.();
 }
@@ -359,27 +455,21 @@ async function reloadTables() {
   renderAll();
 }
 
-/** The presets the service knows: SessionBody.profile's enum in its OpenAPI schema. */
+/** The presets the service knows, each written out (GET /api/profiles), and the form's
+ * defaults from SessionBody's OpenAPI schema. */
 async function loadPresets() {
-  try {
-    const api = await getJSON("/openapi.json");
-    const body = api?.components?.schemas?.SessionBody?.properties ?? {};
-    const found = [];
-    const walk = (node) => {
-      if (!node || typeof node !== "object") return;
-      if (Array.isArray(node.enum)) found.push(...node.enum.filter((v) => typeof v === "string"));
-      for (const key of ["anyOf", "oneOf", "allOf"]) for (const sub of node[key] ?? []) walk(sub);
-    };
-    walk(body.profile);
-    if (found.length) presets = [...new Set(found)];
-    defaults = {
-      base: body.base?.default ?? defaults.base,
-      per_tai: body.per_tai?.default ?? defaults.per_tai,
-      profile: typeof body.profile?.default === "string" ? body.profile.default : defaults.profile,
-    };
-  } catch {
-    // mjonline alone
+  const [known, api] = await Promise.allSettled([getJSON("/api/profiles"), getJSON("/openapi.json")]);
+  if (known.status === "fulfilled" && known.value?.length) {
+    presetValues.clear();
+    for (const preset of known.value) presetValues.set(preset.name, preset);
+    presets = [...presetValues.keys()];
   }
+  const body = api.status === "fulfilled" ? api.value?.components?.schemas?.SessionBody?.properties ?? {} : {};
+  defaults = {
+    base: body.base?.default ?? defaults.base,
+    per_tai: body.per_tai?.default ?? defaults.per_tai,
+    profile: typeof body.profile?.default === "string" ? body.profile.default : defaults.profile,
+  };
   renderForm();
 }
 

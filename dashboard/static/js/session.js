@@ -11,7 +11,7 @@ import { dateTime, lang, money, t, tileName, windName } from "./i18n.js";
 import { foldHand } from "./replay.js";
 import { codeOfId, tile } from "./tiles.js";
 import { ConnectionView, setupPage } from "./ui.js";
-import { faultRule, itemName, violationRule } from "./vocabulary.js";
+import { choiceName, faultRule, itemName, switchName, violationRule } from "./vocabulary.js";
 
 const SEAT_COLOURS = ["#ffd24a", "#3ee6ff", "#ff7aa8", "#52e58f"];
 const PLAY_MS = 700;
@@ -570,7 +570,7 @@ function rulesView(rules) {
     h("summary", null, t("session.rules")),
     h("table", { class: "rules-table" },
       h("tbody", null,
-        row("seat_order", rules.seat_order),
+        row(switchName("seat_order"), choiceName("seat_order", rules.seat_order)),
         Object.entries(rules.tai).map(([id, value]) => row(`${itemName({ id })} (${id})`, value)),
-        Object.entries(rules.rules).map(([key, value]) => row(key, value)))));
+        Object.entries(rules.rules).map(([key, value]) => row(switchName(key), choiceName(key, value))))));
 }

@@ -9,7 +9,7 @@ import { lang } from "./i18n.js";
 
 const RETRY_MS = [1000, 2000, 5000, 10000];
 
-let words = null; // {violations, faults, items, claims}: Maps by code or id
+let words = null; // {violations, faults, items, claims, switches}: Maps by code, id or key
 let loading = null;
 
 function byKey(rows, key) {
@@ -25,6 +25,7 @@ export function loadVocabulary() {
         faults: byKey(data.faults, "code"),
         items: byKey(data.items, "id"),
         claims: byKey(data.claims, "id"),
+        switches: byKey(data.switches, "key"),
       };
       return words;
     });
@@ -74,4 +75,19 @@ export function claimName(id) {
   const row = words?.claims.get(id);
   if (!row) return id;
   return lang() === "en" ? row.en : row.zh;
+}
+
+/** What a profile's choice decides (§7: `seat_order` or a `[rules]` switch), by its key. */
+export function switchName(key) {
+  const row = words?.switches.get(key);
+  if (!row) return key;
+  return lang() === "en" ? row.en : row.zh;
+}
+
+/** A switch's value in words: a named choice, yes or no, or the value itself. */
+export function choiceName(key, value) {
+  const choice = words?.switches.get(key)?.choices?.find((c) => c.id === value);
+  if (choice) return lang() === "en" ? choice.en : choice.zh;
+  if (typeof value === "boolean") return lang() === "en" ? (value ? "yes" : "no") : (value ? "是" : "否");
+  return String(value);
 }
