@@ -30,6 +30,9 @@ class SessionStart(BaseModel):
 
     table: str | None = None
     players: tuple[str, str, str, str] = ("0", "1", "2", "3")
+    # each seat's player of the club's list, by id (null: a guest, by name alone); the
+    # mirror plays by the names, the records count each player's figures by these
+    player_ids: tuple[int | None, int | None, int | None, int | None] | None = None
     profile: str | dict[str, Any] = "mjonline"
     base: int = Field(100, ge=0)
     per_tai: int = Field(20, ge=0)

@@ -81,6 +81,8 @@ from table_service.store import (
     InvalidEntry,
     LedgerRow,
     NotFound,
+    PlayerRow,
+    PlayerStats,
     SessionRow,
     StandingRow,
     Store,
@@ -108,6 +110,11 @@ HandId = Annotated[int, Path(ge=1, le=MAX_ID, description="a hand's id")]
 SessionId = Annotated[int, Path(ge=1, le=MAX_ID, description="a session's id")]
 ViolationId = Annotated[int, Path(ge=1, le=MAX_ID, description="a violation's id")]
 TokenId = Annotated[int, Path(ge=1, le=MAX_ID, description="a token's id")]
+PlayerId = Annotated[int, Path(ge=1, le=MAX_ID, description="a player's id")]
+ListedPlayer = Annotated[int, Field(ge=1, le=MAX_ID)]
+Seconds = Annotated[
+    float | None, Query(ge=0, le=4e9, description="a span's bound, Unix seconds (a hand's end)")
+]
 Role = Literal["referee", "admin"]
 Limit = Annotated[int, Query(ge=1, le=1000, description="the page's size (newest first)")]
 Before = Annotated[
@@ -201,6 +208,14 @@ class SessionBody(_Body):
     """A session's start (replay-format.md's `session` body; the table is the path's)."""
 
     players: tuple[Player, Player, Player, Player] = ("0", "1", "2", "3")
+    player_ids: (
+        tuple[ListedPlayer | None, ListedPlayer | None, ListedPlayer | None, ListedPlayer | None]
+        | None
+    ) = Field(
+        None,
+        description="each seat's player of the club's list (GET /api/players), by id; null "
+        "for a guest. A listed player plays under the list's name, whatever `players` says",
+    )
     profile: Annotated[
         Annotated[Preset, Tag("name")] | Annotated[ProfileBody, Tag("choices")],
         Discriminator(lambda v: "name" if isinstance(v, str) else "choices"),
@@ -237,6 +252,26 @@ class SessionBody(_Body):
             {"start_seat": start_seat, "dealer": None, "streak": None, "round_wind": None,
              **given, "table": table}
         )  # fmt: skip
+
+
+class PlayerBody(_Body):
+    """A player of the club's list."""
+
+    name: Player
+    nickname: Player | None = None
+    member_no: Annotated[str, Field(min_length=1, max_length=32, pattern=ONE_LINE)] | None = None
+
+
+class PlayerChange(_Body):
+    """What changes: a key left out stays, a nickname or number given as null is cleared."""
+
+    name: Player | None = None
+    nickname: Player | None = None
+    member_no: Annotated[str, Field(min_length=1, max_length=32, pattern=ONE_LINE)] | None = None
+
+
+class MergeBody(_Body):
+    into: ListedPlayer = Field(description="the player who keeps both histories")
 
 
 class DecisionBody(_Body):
@@ -660,7 +695,39 @@ def create_app(
         and scored in the session it began in."""
         runner = service.runner(table)
         start_seat = runner.mirror.deal.first_dealer if runner is not None else 0
-        return Created(id=await service.start_session(table, body.start(table, start_seat)))
+        start = body.start(table, start_seat)
+        if body.player_ids is not None:
+            start = await seat_listed(table, start, body.player_ids)
+        return Created(id=await service.start_session(table, start))
+
+    async def seat_listed(
+        table: str, start: SessionStart, ids: tuple[int | None, ...]
+    ) -> SessionStart:
+        """The listed players seated: each under the list's name (a merged entry as the
+        player it joined); a player twice, unknown or at another table's session refused."""
+        names, seated = list(start.players), []
+        for seat, player_id in enumerate(ids):
+            if player_id is None:
+                continue
+            try:
+                player = await db(store.player, player_id)
+            except NotFound:
+                raise HTTPException(422, f"player_ids.{seat}: no player {player_id}") from None
+            if player.merged_into is not None:
+                player = await db(store.player, player.merged_into)
+            names[seat] = player.name
+            seated.append(player.id)
+        if len(set(seated)) != len(seated):
+            raise HTTPException(422, "player_ids: a player takes one seat")
+        elsewhere = await db(store.seated_elsewhere, seated, table)
+        if elsewhere:
+            player_id, other = elsewhere[0]
+            raise HTTPException(409, f"player {player_id} sits at table {other!r} already")
+        ids_now: list[int | None] = [None] * 4
+        for seat, player_id in enumerate(ids):
+            if player_id is not None:
+                ids_now[seat] = seated.pop(0)
+        return start.model_copy(update={"players": tuple(names), "player_ids": tuple(ids_now)})
 
     @app.post("/api/tables/{table}/session/end", responses={**ADMIN, **errors(404, 409)})
     async def end_session(table: TableName, _: AdminToken) -> Created:
@@ -744,6 +811,68 @@ def create_app(
         if ruled is None:
             raise HTTPException(409, "the verdict was stored, but no violation row shows it")
         return cast(DecisionRow, ruled)
+
+    @app.get("/api/players", responses=READ)
+    async def list_players(merged: bool = False) -> list[PlayerRow]:
+        """The club's players by name; `merged`: those merged into another too."""
+        return list(await db(store.players, merged))
+
+    @app.post("/api/players", status_code=201, responses={**ADMIN, **BODY, **errors(409)})
+    async def add_player(body: PlayerBody, _: AdminToken) -> PlayerRow:
+        """A player added to the list (a name and a member number are the club's once)."""
+        try:
+            row: PlayerRow = await db(store.add_player, body.name, body.nickname, body.member_no)
+        except InvalidEntry as exc:
+            raise HTTPException(409, str(exc)) from None
+        return row
+
+    @app.get("/api/players/{player_id}", responses=READ_ONE)
+    async def player(player_id: PlayerId) -> PlayerRow:
+        try:
+            row: PlayerRow = await db(store.player, player_id)
+        except NotFound as exc:
+            raise HTTPException(404, str(exc)) from None
+        return row
+
+    @app.patch("/api/players/{player_id}", responses={**ADMIN, **BODY, **errors(404, 409)})
+    async def change_player(player_id: PlayerId, body: PlayerChange, _: AdminToken) -> PlayerRow:
+        """A player renamed, nicknamed or numbered; the sessions played keep their names."""
+        try:
+            row: PlayerRow = await db(
+                store.change_player, player_id, body.model_dump(exclude_unset=True)
+            )
+        except NotFound as exc:
+            raise HTTPException(404, str(exc)) from None
+        except InvalidEntry as exc:
+            raise HTTPException(409, str(exc)) from None
+        return row
+
+    @app.post("/api/players/{player_id}/merge", responses={**ADMIN, **BODY, **errors(404, 409)})
+    async def merge_player(player_id: PlayerId, body: MergeBody, _: AdminToken) -> PlayerRow:
+        """Two entries of one person made one: this player's history counts under `into`
+        (both kept); the player kept is returned."""
+        try:
+            row: PlayerRow = await db(store.merge_players, player_id, body.into)
+        except NotFound as exc:
+            raise HTTPException(404, str(exc)) from None
+        except InvalidEntry as exc:
+            raise HTTPException(409, str(exc)) from None
+        return row
+
+    @app.get("/api/players/{player_id}/stats", responses=READ_ONE)
+    async def player_stats(
+        player_id: PlayerId,
+        session_id: SessionFilter = None,
+        since: Seconds = None,
+        until: Seconds = None,
+    ) -> PlayerStats:
+        """A player's figures over the hands they played (a merged player's included),
+        in one session or a span of time: the records' own, so a ruling moves them."""
+        try:
+            stats: PlayerStats = await db(store.player_stats, player_id, session_id, since, until)
+        except NotFound as exc:
+            raise HTTPException(404, str(exc)) from None
+        return stats
 
     @app.get("/api/tokens", responses=errors(401, 403, 422, 429))
     async def tokens(_: AdminToken, limit: Limit = 100, before: Before = None) -> list[TokenRow]:

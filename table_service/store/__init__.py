@@ -13,6 +13,7 @@ from table_service.store.errors import (
     StoreDamaged,
     StoreError,
 )
+from table_service.store.players import PlayerRow, PlayerStats
 from table_service.store.rows import (
     CorrectionRow,
     DecisionRow,
@@ -48,6 +49,8 @@ __all__ = [
     "NextDealRow",
     "NotFound",
     "PaymentRow",
+    "PlayerRow",
+    "PlayerStats",
     "Role",
     "SessionRow",
     "StandingRow",

@@ -229,3 +229,28 @@ class TokenModel(Base):
     hash: Mapped[str] = mapped_column(String(64))
     created_at: Mapped[float] = mapped_column(Double)
     revoked_at: Mapped[float | None] = mapped_column(Double)
+
+
+class PlayerModel(Base):
+    """A player of the club's list. A merge points the merged player at the one it joined
+    (`merged_into`): both histories stay, counted under the one that is left."""
+
+    __tablename__ = "players"
+    __table_args__ = (UniqueConstraint("name"), UniqueConstraint("member_no"))
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    name: Mapped[str] = mapped_column(String(200))
+    nickname: Mapped[str | None] = mapped_column(String(200))
+    member_no: Mapped[str | None] = mapped_column(String(64))
+    merged_into: Mapped[int | None] = mapped_column(ForeignKey("players.id"))
+    created_at: Mapped[float] = mapped_column(Double)
+
+
+class SeatModel(Base):
+    """Who of the list sat where in a session (a guest, by name alone, has no row)."""
+
+    __tablename__ = "seats"
+
+    session_id: Mapped[int] = mapped_column(ForeignKey("sessions.id"), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id"), index=True)

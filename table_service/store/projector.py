@@ -46,6 +46,8 @@ from table_service.store.models import (
     HandModel,
     LedgerLine,
     Log,
+    PlayerModel,
+    SeatModel,
     SessionModel,
     SnapshotModel,
     TokenModel,
@@ -202,8 +204,20 @@ class Projector:
         )
         self.session.add(row)
         self.session.flush()
+        self._seat_players(row.id, start.player_ids or ())
         self.started = row.id
         return row.id
+
+    def _seat_players(self, session_id: int, player_ids: Sequence[int | None]) -> None:
+        """Who of the club's list sits where (a player once per session)."""
+        seated = [(seat, pid) for seat, pid in enumerate(player_ids) if pid is not None]
+        ids = [pid for _, pid in seated]
+        if len(set(ids)) != len(ids):
+            raise InvalidEntry("a player sits at one seat of a session")
+        for seat, player_id in seated:
+            if self.session.get(PlayerModel, player_id) is None:
+                raise InvalidEntry(f"no player {player_id}")
+            self.session.add(SeatModel(session_id=session_id, seat=seat, player_id=player_id))
 
     def _end(self, log: Log, session_id: int | None) -> int:
         if session_id is not None:

@@ -29,6 +29,10 @@ class SessionRow(_Row):
     id: int = Field(description="the session's id")
     table: str = Field(description="the table it is played at")
     players: list[str] = Field(description="the four players' names, by seat 0-3")
+    player_ids: list[int | None] = Field(
+        description="each seat's player of the club's list (GET /api/players/{id}); null: a "
+        "guest, by name alone"
+    )
     profile: str | dict[str, Any] = Field(
         description="the rule profile as recorded: a preset's name, or the profile written out"
     )

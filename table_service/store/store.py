@@ -40,6 +40,7 @@ from table_service.mirror.mirror import TableMirror
 from table_service.mirror.rulings import Rulings, parse_ruling
 from table_service.mirror.session import WINDS, SessionStart
 from table_service.rules.tiles import TileCodeError
+from table_service.store import players
 from table_service.store.entries import Applied, Entry
 from table_service.store.errors import (
     DuplicateEvent,
@@ -55,11 +56,14 @@ from table_service.store.models import (
     HandModel,
     LedgerLine,
     Log,
+    PlayerModel,
+    SeatModel,
     SessionModel,
     SnapshotModel,
     TokenModel,
     ViolationModel,
 )
+from table_service.store.players import PlayerRow, PlayerStats
 from table_service.store.projector import (
     LOG_COLUMNS,
     LogReader,
@@ -699,6 +703,52 @@ class Store:
             rows = session.scalars(_page(select(TokenModel), TokenModel.id, limit, before))
             return [TokenRow.model_validate(row, from_attributes=True) for row in rows]
 
+    # --- players --------------------------------------------------------------------
+
+    def add_player(
+        self, name: str, nickname: str | None = None, member_no: str | None = None
+    ) -> PlayerRow:
+        """A player added to the club's list; InvalidEntry for a name or number taken."""
+        with self._write() as session:
+            return players.add_player(session, name, nickname, member_no)
+
+    def players(self, merged: bool = False) -> list[PlayerRow]:
+        """The club's players by name (those merged into another only with `merged`)."""
+        query = select(PlayerModel).order_by(PlayerModel.name, PlayerModel.id)
+        if not merged:
+            query = query.where(PlayerModel.merged_into.is_(None))
+        with self._read() as session:
+            return [players.player_row(row) for row in session.scalars(query)]
+
+    def player(self, player_id: int) -> PlayerRow:
+        with self._read() as session:
+            return players.player_row(players.player_or_raise(session, player_id))
+
+    def change_player(self, player_id: int, changes: dict[str, str | None]) -> PlayerRow:
+        """A player renamed, renumbered or nicknamed (the sessions keep the names played)."""
+        with self._write() as session:
+            return players.change_player(session, player_id, changes)
+
+    def merge_players(self, player_id: int, into: int) -> PlayerRow:
+        """Two entries of one person made one: `player_id`'s history counts under `into`."""
+        with self._write() as session:
+            return players.merge_players(session, player_id, into)
+
+    def player_stats(
+        self,
+        player_id: int,
+        session_id: int | None = None,
+        since: float | None = None,
+        until: float | None = None,
+    ) -> PlayerStats:
+        with self._read() as session:
+            return players.player_stats(session, player_id, session_id, since, until)
+
+    def seated_elsewhere(self, player_ids: list[int], table: str) -> list[tuple[int, str]]:
+        """Which of these players sit in a session not ended at another table."""
+        with self._read() as session:
+            return players.seated_elsewhere(session, player_ids, table)
+
     # --- exports --------------------------------------------------------------------
 
     def export_session(self, session_id: int) -> dict[str, Any]:
@@ -795,9 +845,14 @@ def _session_row(session: Session, row: SessionModel) -> SessionRow:
             for name in ("dealer", "streak", "round_wind"):
                 if columns[name] is None:
                     columns[name] = getattr(first, name)
+    ids: list[int | None] = [None] * 4
+    seats = select(SeatModel.seat, SeatModel.player_id).where(SeatModel.session_id == row.id)
+    for seat, player_id in session.execute(seats):
+        ids[seat] = player_id
     return SessionRow.model_validate(
-        {**columns, "profile_label": profile.label, "rules": profile.to_mapping()}
-    )
+        {**columns, "player_ids": ids, "profile_label": profile.label,
+         "rules": profile.to_mapping()}
+    )  # fmt: skip
 
 
 _Q = TypeVar("_Q", bound="Select[*tuple[Any, ...]]")

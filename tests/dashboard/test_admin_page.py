@@ -187,11 +187,22 @@ async def test_the_admin_changes_the_rules_a_session_is_scored_by(
     the session page names the switches in words."""
     game = game_of(19, 1)
     await site.play(TABLE, events_of(game, TABLE))  # one hand, over: a session starts at once
+    listed = []  # two of the four are the club's players: the form offers them
+    for name in PLAYERS[:2]:
+        response = await site.api.client.post(
+            "/api/players", json={"name": name}, headers=site.api.as_admin
+        )
+        assert response.status_code == 201, response.text
+        listed.append(response.json()["id"])
     page = await chrome.open(f"{site.url}/admin.html?t={TABLE}")
     await page.wait_for_selector("body:not(.is-stale) .admin-rules")
     await page.fill("input[name=token]", site.api.admin)
     await page.click(".token-form button[type=submit]")
     await page.wait_for_selector(".token-state--set")
+    offered = await page.eval_on_selector_all(
+        "#listed-players option", "os => os.map(o => o.value)"
+    )
+    assert sorted(offered) == sorted(PLAYERS[:2])
     for seat, name in enumerate(PLAYERS):
         await page.fill(f"input[name=player{seat}]", name)
     await page.click(".admin-rules summary")
@@ -221,6 +232,7 @@ async def test_the_admin_changes_the_rules_a_session_is_scored_by(
     started = int(link.split("=")[1])
     assert (await table_state(site))["session_id"] == started
     session = (await site.get(f"/api/sessions/{started}"))["session"]
+    assert session["player_ids"] == [*listed, None, None]  # the others are guests
     assert session["profile"]["preset"] == "seed001"
     assert session["profile_label"] == "seed001 (changed)"
     expected = load_preset("seed001").to_mapping()  # the preset, and the three changes

@@ -17,7 +17,7 @@ from table_service.store.models import Base
 
 TABLES = {
     "log", "sessions", "hands", "ledger", "violations", "faults", "corrections",
-    "snapshots", "tokens",
+    "snapshots", "tokens", "players", "seats",
 }  # fmt: skip
 
 

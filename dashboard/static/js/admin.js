@@ -7,6 +7,8 @@
 // - The dealer, streak, round wind and start seat are the table's own unless the admin
 //   ticks "override": the form shows the table's current ones as what will be used, and
 //   sends them only when overridden (the service takes the table's when they are left out).
+// - A name typed that is a player of the club's list (offered as the admin types) seats
+//   that player (`player_ids`); any other name is a guest's.
 // - The rules: a preset by name, and under it every choice of §7 (the seat winds, each
 //   switch, each 台 value) starting from the preset's values (GET /api/profiles); what the
 //   admin changes is sent as `{"preset": …, "rules": {…}, "tai": {…}}`, only the changes.
@@ -31,6 +33,7 @@ const tables = new Map(); // table -> its live state
 let chosen = param("t") ?? "";
 let presets = DEFAULT_PRESETS;
 const presetValues = new Map(); // preset name -> its values written out (GET /api/profiles)
+let listed = []; // the club's players (GET /api/players): a name typed that is one of them seats them
 let defaults = { base: 100, per_tai: 20, profile: "mjonline" };
 let message = null; // {ok, text: () => string, session: id | null}
 let confirming = false; // the end of the chosen table's session is being asked about
@@ -286,12 +289,15 @@ function numberOrRaw(value) {
 /** The body the form says: the deal only when overridden. */
 function formBody(form) {
   const el = form.elements;
+  const names = SEATS.map((n) => el.namedItem(`player${n}`).value.trim());
   const body = {
-    players: SEATS.map((n) => el.namedItem(`player${n}`).value.trim()),
+    players: names,
     base: numberOrRaw(el.namedItem("base").value),
     per_tai: numberOrRaw(el.namedItem("per_tai").value),
     profile: profileBody(form),
   };
+  const ids = names.map((name) => listed.find((p) => p.name === name)?.id ?? null);
+  if (ids.some((id) => id !== null)) body.player_ids = ids; // the others are guests
   if (el.namedItem("override").checked) {
     body.dealer = Number(el.namedItem("dealer").value);
     body.streak = numberOrRaw(el.namedItem("streak").value);
@@ -355,7 +361,7 @@ function updateDeal() {
 function renderForm() {
   const root = $("#form");
   const has = Boolean(token());
-  const sig = JSON.stringify([lang(), chosen, has, presets, presetValues.size, Boolean(vocabulary()), Boolean(stateOf(chosen))]);
+  const sig = JSON.stringify([lang(), chosen, has, presets, presetValues.size, listed.length, Boolean(vocabulary()), Boolean(stateOf(chosen))]);
   if (sig === formSig) return;
   formSig = sig;
   // What was typed stays (a redraw is for the language, the table, the token).
@@ -371,7 +377,8 @@ function renderForm() {
   const form = h("form", { class: "admin-form", novalidate: true, on: { submit, input: (e) => markChanges(e.currentTarget) } },
     h("fieldset", { class: "admin-fieldset", disabled: !has },
       h("div", { class: "admin-players-fields" }, SEATS.map((n) => h("label", { class: "field" }, t("adm.player", { n }),
-        h("input", { name: `player${n}`, type: "text", maxlength: 64, autocomplete: "off", spellcheck: "false", placeholder: t("adm.player.hint") })))),
+        h("input", { name: `player${n}`, type: "text", maxlength: 64, autocomplete: "off", spellcheck: "false", placeholder: t("adm.player.hint"), list: "listed-players" })))),
+      h("datalist", { id: "listed-players" }, listed.map((p) => h("option", { value: p.name }, p.nickname ?? ""))),
       h("div", { class: "admin-row" },
         h("label", { class: "field" }, t("adm.base"), number("base", defaults.base)),
         h("label", { class: "field" }, t("adm.per_tai"), number("per_tai", defaults.per_tai)),
@@ -458,7 +465,8 @@ async function reloadTables() {
 /** The presets the service knows, each written out (GET /api/profiles), and the form's
  * defaults from SessionBody's OpenAPI schema. */
 async function loadPresets() {
-  const [known, api] = await Promise.allSettled([getJSON("/api/profiles"), getJSON("/openapi.json")]);
+  const [known, api, players] = await Promise.allSettled([getJSON("/api/profiles"), getJSON("/openapi.json"), getJSON("/api/players")]);
+  if (players.status === "fulfilled") listed = players.value ?? [];
   if (known.status === "fulfilled" && known.value?.length) {
     presetValues.clear();
     for (const preset of known.value) presetValues.set(preset.name, preset);

@@ -1,0 +1,264 @@
+"""The club's players and what their play shows: a projection of the records.
+
+A player's figures are counted from the rows the fold derived (hands, the ledger,
+violations) for the seats the player took (`seats`), so a referee's ruling, which
+derives those rows again, changes them like every other figure. A merged player's
+history counts under the player it joined.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from typing import Any, Final
+
+from pydantic import Field
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from table_service.store.errors import InvalidEntry, NotFound
+from table_service.store.models import (
+    HandModel,
+    LedgerLine,
+    Log,
+    PlayerModel,
+    SeatModel,
+    SessionModel,
+    ViolationModel,
+)
+from table_service.store.rows import _Row
+
+WINS: Final = ("win", "flower_win")
+DEAL_IN_KINDS: Final = ("discard", "robbing_kong")  # 放槍: the one payer of a discard's win
+
+
+class PlayerRow(_Row):
+    """A player of the club's list."""
+
+    id: int = Field(description="the player's id")
+    name: str = Field(description="the name shown (unique in the club)")
+    nickname: str | None = Field(description="a nickname, if any")
+    member_no: str | None = Field(description="the club's member number, if any")
+    merged_into: int | None = Field(description="the player this one was merged into")
+    created_at: float = Field(description="when the player was added (Unix seconds)")
+
+
+class PlayerStats(_Row):
+    """A player's figures over the hands of the sessions they sat in (within a span)."""
+
+    player_id: int
+    sessions: int = Field(description="sessions in which the player played a hand")
+    hands: int = Field(description="hands played (every result)")
+    wins: int = Field(description="hands won (a 花胡 included)")
+    self_draws: int = Field(description="wins every other seat paid (自摸)")
+    discard_wins: int = Field(description="wins one seat paid (on a discard, a robbed kong)")
+    deal_ins: int = Field(description="放槍: wins by another seat on this player's discard")
+    false_wins: int = Field(description="詐胡 by this player")
+    violations: dict[str, int] = Field(description="violations flagged on this player, by code")
+    net: int = Field(description="money won less money lost (penalties included)")
+    won: int = Field(description="money won, over the hands and penalties that paid it")
+    lost: int = Field(description="money lost")
+    win_rate: float | None = Field(description="wins / hands")
+    self_draw_rate: float | None = Field(description="self-draws / wins")
+    deal_in_rate: float | None = Field(description="deal-ins / hands")
+    tai_per_win: float | None = Field(description="average 台 of a win")
+    tai_per_deal_in: float | None = Field(description="average 台 of a win dealt in")
+    dealer_hands: int = Field(description="hands as the dealer")
+    dealer_wins: int = Field(description="hands won as the dealer")
+    longest_streak: int = Field(description="the longest 連莊 held (N of 連N)")
+    biggest_hand: int | None = Field(description="the id of the win of most 台")
+    biggest_tai: int | None = Field(description="its 台")
+    top_items: list[tuple[str, int]] = Field(description="台 items won most often: (id, wins)")
+
+
+def player_row(row: PlayerModel) -> PlayerRow:
+    return PlayerRow.model_validate(row, from_attributes=True)
+
+
+def _clean(value: str | None, what: str, longest: int) -> str | None:
+    if value is None:
+        return None
+    text = value.strip()
+    if not text or len(text) > longest or any(c in text for c in "\r\n\t"):
+        raise InvalidEntry(f"a player's {what} is one line of 1-{longest} characters")
+    return text
+
+
+def add_player(
+    session: Session, name: str, nickname: str | None, member_no: str | None
+) -> PlayerRow:
+    row = PlayerModel(
+        name=_clean(name, "name", 64),
+        nickname=_clean(nickname, "nickname", 64),
+        member_no=_clean(member_no, "member number", 32),
+        created_at=time.time(),
+    )
+    session.add(row)
+    _flush_unique(session, row)
+    return player_row(row)
+
+
+def _flush_unique(session: Session, row: PlayerModel) -> None:
+    name, number = row.name, row.member_no  # (a failed flush expires the row)
+    try:
+        session.flush()
+    except IntegrityError:
+        taken = f"named {name!r}" + (f" or numbered {number!r}" if number else "")
+        raise InvalidEntry(f"a player {taken} is already listed") from None
+
+
+def player_or_raise(session: Session, player_id: int) -> PlayerModel:
+    row = session.get(PlayerModel, player_id)
+    if row is None:
+        raise NotFound(f"no player {player_id}")
+    return row
+
+
+def change_player(session: Session, player_id: int, changes: dict[str, str | None]) -> PlayerRow:
+    """A new name, nickname or member number (a key given as null clears it)."""
+    row = player_or_raise(session, player_id)
+    if "name" in changes:
+        if changes["name"] is None:
+            raise InvalidEntry("a player has a name")
+        row.name = str(_clean(changes["name"], "name", 64))
+    if "nickname" in changes:
+        row.nickname = _clean(changes["nickname"], "nickname", 64)
+    if "member_no" in changes:
+        row.member_no = _clean(changes["member_no"], "member number", 32)
+    _flush_unique(session, row)
+    return player_row(row)
+
+
+def merge_players(session: Session, player_id: int, into: int) -> PlayerRow:
+    """`player_id`'s history counts under `into` from now on (both kept)."""
+    merged, kept = player_or_raise(session, player_id), player_or_raise(session, into)
+    if merged.merged_into is not None:
+        raise InvalidEntry(f"player {player_id} was already merged into {merged.merged_into}")
+    if kept.merged_into is not None or kept.id == merged.id:
+        raise InvalidEntry(f"player {into} cannot take another's history (merged or the same)")
+    merged.merged_into = kept.id
+    for earlier in session.scalars(select(PlayerModel).where(PlayerModel.merged_into == merged.id)):
+        earlier.merged_into = kept.id  # one level: whoever had joined it joins `into`
+    session.flush()
+    return player_row(kept)
+
+
+def members(session: Session, player_id: int) -> list[int]:
+    """The player and every player merged into it."""
+    merged = select(PlayerModel.id).where(PlayerModel.merged_into == player_id)
+    return [player_id, *session.scalars(merged)]
+
+
+def seated_elsewhere(session: Session, player_ids: list[int], table: str) -> list[tuple[int, str]]:
+    """Players of `player_ids` seated in a session not ended at another table."""
+    query = (
+        select(SeatModel.player_id, SessionModel.table)
+        .join(SessionModel, SessionModel.id == SeatModel.session_id)
+        .where(
+            SeatModel.player_id.in_(player_ids),
+            SessionModel.ended_log_id.is_(None),
+            SessionModel.table != table,
+        )
+    )
+    return [(int(pid), str(t)) for pid, t in session.execute(query)]
+
+
+def player_stats(
+    session: Session,
+    player_id: int,
+    session_id: int | None = None,
+    since: float | None = None,
+    until: float | None = None,
+) -> PlayerStats:
+    """The player's figures over the hands of their seats (a merged player's included),
+    within a session or a span of time (a hand's time: the entry that ended it)."""
+    player_or_raise(session, player_id)
+    seats = select(SeatModel.session_id, SeatModel.seat).where(
+        SeatModel.player_id.in_(members(session, player_id))
+    )
+    if session_id is not None:
+        seats = seats.where(SeatModel.session_id == session_id)
+    sat = [(int(sid), int(seat)) for sid, seat in session.execute(seats)]
+    seat_of = dict(sat)
+    hands: list[Any] = []
+    lines: list[tuple[int, int, int]] = []
+    flagged: Counter[str] = Counter()
+    if seat_of:
+        in_span = [Log.ts >= since] if since is not None else []
+        in_span += [Log.ts < until] if until is not None else []
+        query = (
+            select(HandModel, Log.ts)
+            .join(Log, Log.id == HandModel.log_id)
+            .where(HandModel.session_id.in_(seat_of), *in_span)
+        )
+        hands = [h for h, _ in session.execute(query)]
+        money = (
+            select(LedgerLine.session_id, LedgerLine.seat, LedgerLine.amount)
+            .join(Log, Log.id == LedgerLine.log_id)
+            .where(LedgerLine.session_id.in_(seat_of), *in_span)
+        )
+        lines = [(int(s), int(seat), int(a)) for s, seat, a in session.execute(money)]
+        codes = (
+            select(ViolationModel.session_id, ViolationModel.seat, ViolationModel.code)
+            .join(Log, Log.id == ViolationModel.log_id)
+            .where(ViolationModel.session_id.in_(seat_of), *in_span)
+        )
+        flagged = Counter(
+            str(code) for sid, seat, code in session.execute(codes) if seat_of.get(sid or 0) == seat
+        )
+    return _figures(player_id, seat_of, hands, lines, flagged)
+
+
+def _figures(
+    player_id: int,
+    seat_of: dict[int, int],
+    hands: list[Any],
+    lines: list[tuple[int, int, int]],
+    flagged: Counter[str],
+) -> PlayerStats:
+    """The figures from the rows (kept apart from the queries, so each reads as its
+    definition)."""
+    wins = [h for h in hands if h.result in WINS and h.seat == seat_of[h.session_id]]
+    self_drawn = [h for h in wins if h.payer is None]
+    dealt_in = [
+        h for h in hands
+        if h.result in WINS and h.kind in DEAL_IN_KINDS and h.payer == seat_of[h.session_id]
+    ]  # fmt: skip
+    false_wins = [h for h in hands if h.result == "false_win" and h.seat == seat_of[h.session_id]]
+    as_dealer = [h for h in hands if h.dealer == seat_of[h.session_id]]
+    amounts = [a for sid, seat, a in lines if seat_of[sid] == seat]
+    biggest = max(wins, key=lambda h: (h.tai, -h.id), default=None)
+    items: Counter[str] = Counter()
+    for hand in wins:
+        items.update({str(item["id"]) for item in hand.items})
+    count = len(hands)
+    return PlayerStats(
+        player_id=player_id,
+        sessions=len({h.session_id for h in hands}),
+        hands=count,
+        wins=len(wins),
+        self_draws=len(self_drawn),
+        discard_wins=len(wins) - len(self_drawn),
+        deal_ins=len(dealt_in),
+        false_wins=len(false_wins),
+        violations=dict(sorted(flagged.items())),
+        net=sum(amounts),
+        won=sum(a for a in amounts if a > 0),
+        lost=-sum(a for a in amounts if a < 0),
+        win_rate=_ratio(len(wins), count),
+        self_draw_rate=_ratio(len(self_drawn), len(wins)),
+        deal_in_rate=_ratio(len(dealt_in), count),
+        tai_per_win=_ratio(sum(h.tai for h in wins), len(wins)),
+        tai_per_deal_in=_ratio(sum(h.tai for h in dealt_in), len(dealt_in)),
+        dealer_hands=len(as_dealer),
+        dealer_wins=sum(1 for h in wins if h.dealer == seat_of[h.session_id]),
+        longest_streak=max((h.streak for h in as_dealer), default=0),
+        biggest_hand=biggest.id if biggest is not None else None,
+        biggest_tai=biggest.tai if biggest is not None else None,
+        top_items=items.most_common(5),
+    )
+
+
+def _ratio(part: int, whole: int) -> float | None:
+    return part / whole if whole else None

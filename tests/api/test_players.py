@@ -1,0 +1,135 @@
+"""The club's players over the API: a list an admin keeps (added, renamed, merged), seats
+taken by listed players, and each player's figures, computed again here from the
+simulator's ground truth (who won, who paid, the 台, the money), not from the service's
+tables: they agree exactly, on both databases."""
+
+from __future__ import annotations
+
+from statistics import mean
+from typing import Any
+
+from hil_tests.simulator.recording import RecordedHand, record_game
+from hil_tests.simulator.violations import Violations
+from tests.api.kit import Api, events_of
+
+NAMES = ["阿明", "Bea", "陳小華", "林志玲"]
+
+
+async def add(api: Api, name: str, **more: Any) -> dict[str, Any]:
+    response = await api.client.post(
+        "/api/players", json={"name": name, **more}, headers=api.as_admin
+    )
+    assert response.status_code == 201, response.text
+    return dict(response.json())
+
+
+def truth_of(game: list[RecordedHand], seat: int) -> dict[str, Any]:
+    """A seat's figures from the simulator's truth of each hand."""
+    hands = [h.truth for h in game]
+    wins = [t for t in hands if t.end == "win" and t.winner == seat]
+    dealt_in = [
+        t for t in hands
+        if t.end == "win" and t.payer == seat and t.settle_kind in ("discard", "robbing_kong")
+    ]  # fmt: skip
+    return {
+        "hands": len(hands),
+        "wins": len(wins),
+        "self_draws": sum(1 for t in wins if t.payer is None),
+        "deal_ins": len(dealt_in),
+        "false_wins": sum(1 for t in hands if t.end == "false_win" and t.winner == seat),
+        "net": sum(t.net[seat] for t in hands),
+        "tai_per_win": mean(t.tai or 0 for t in wins) if wins else None,
+        "dealer_hands": sum(1 for t in hands if t.deal.dealer == seat),
+        "dealer_wins": sum(1 for t in wins if t.deal.dealer == seat),
+    }
+
+
+async def test_an_admin_keeps_the_list(api: Api) -> None:
+    response = await api.client.post("/api/players", json={"name": "阿明"})
+    assert response.status_code == 401  # a write needs the admin's token
+    ming = await add(api, "阿明", nickname="明仔", member_no="A-001")
+    bea = await add(api, "Bea")
+    assert [p["name"] for p in await api.get("/api/players")] == ["Bea", "阿明"]  # public
+    again = await api.client.post("/api/players", json={"name": "阿明"}, headers=api.as_admin)
+    assert again.status_code == 409 and "阿明" in again.json()["error"]
+    blank = await api.client.post("/api/players", json={"name": " \n"}, headers=api.as_admin)
+    assert blank.status_code == 422
+    renamed = await api.client.patch(
+        f"/api/players/{bea['id']}", json={"name": "Beatrice", "nickname": None},
+        headers=api.as_admin,
+    )  # fmt: skip
+    assert renamed.status_code == 200, renamed.text
+    assert (renamed.json()["name"], renamed.json()["nickname"]) == ("Beatrice", None)
+    taken = await api.client.patch(
+        f"/api/players/{bea['id']}", json={"member_no": "A-001"}, headers=api.as_admin
+    )
+    assert taken.status_code == 409  # the number is 阿明's
+    merged = await api.client.post(
+        f"/api/players/{bea['id']}/merge", json={"into": ming["id"]}, headers=api.as_admin
+    )
+    assert merged.status_code == 200 and merged.json()["id"] == ming["id"]
+    assert [p["name"] for p in await api.get("/api/players")] == ["阿明"]
+    listed = await api.get("/api/players", merged="true")
+    assert {p["name"]: p["merged_into"] for p in listed} == {"阿明": None, "Beatrice": ming["id"]}
+    twice = await api.client.post(
+        f"/api/players/{bea['id']}/merge", json={"into": ming["id"]}, headers=api.as_admin
+    )
+    assert twice.status_code == 409
+    missing = await api.client.get("/api/players/999999/stats")
+    assert missing.status_code == 404
+
+
+async def test_each_players_figures_are_the_simulators_truth(api: Api) -> None:
+    """Four listed players play ten hands with breaches (詐胡 among them): every figure
+    of each, from the records, equals what the simulator's truth says; a merge moves a
+    history under the player kept; a player already seated elsewhere is refused."""
+    players = [await add(api, name) for name in NAMES]
+    ids = [p["id"] for p in players]
+    body = {"players": ["x", "y", "z", "w"], "player_ids": [ids[0], ids[1], ids[2], ids[3]]}
+    response = await api.client.post("/api/tables/t1/session", json=body, headers=api.as_admin)
+    assert response.status_code == 201, response.text
+    session_id = response.json()["id"]
+    session = (await api.get(f"/api/sessions/{session_id}"))["session"]
+    assert session["players"] == NAMES  # the list's names, whatever the body said
+    assert session["player_ids"] == ids
+
+    game = record_game(3, 10, violations=Violations(0.03))  # 6 wins (2 self-drawn), 2 詐胡
+    await api.play("t1", events_of(game, "t1"))
+    assert len(await api.get("/api/tables/t1/hands", session_id=session_id)) == len(game)
+    for seat, player_id in enumerate(ids):
+        stats = await api.get(f"/api/players/{player_id}/stats")
+        expected = truth_of(game, seat)
+        got = {k: stats[k] for k in expected}
+        if expected["tai_per_win"] is not None:
+            assert abs(got.pop("tai_per_win") - expected.pop("tai_per_win")) < 1e-9
+        assert got == expected, (seat, got, expected)
+        assert stats["sessions"] == 1
+        assert stats["win_rate"] == expected["wins"] / len(game)
+        in_session = await api.get(f"/api/players/{player_id}/stats", session_id=session_id)
+        assert in_session == stats
+    nets = [(await api.get(f"/api/players/{i}/stats"))["net"] for i in ids]
+    assert sum(nets) == 0
+    assert any(truth_of(game, s)["wins"] for s in range(4))  # the game has wins to count
+
+    # A span the game is not in has nothing; a seat at another table is refused
+    within = await api.get(f"/api/players/{ids[0]}/stats", since=0, until=3.9e9)
+    assert within == await api.get(f"/api/players/{ids[0]}/stats")
+    empty = await api.get(f"/api/players/{ids[0]}/stats", since=3.9e9)
+    assert (empty["hands"], empty["net"], empty["tai_per_win"]) == (0, 0, None)
+    elsewhere = {"players": NAMES, "player_ids": [ids[0], None, None, None]}
+    refused = await api.client.post("/api/tables/t2/session", json=elsewhere, headers=api.as_admin)
+    assert refused.status_code == 409 and "t1" in refused.json()["error"]
+    twice = {"players": NAMES, "player_ids": [ids[1], ids[1], None, None]}
+    response = await api.client.post("/api/tables/t1/session", json=twice, headers=api.as_admin)
+    assert response.status_code == 422
+
+    # 阿明 was also entered as 明 by mistake: merged, 明's history counts under 阿明
+    ming = await add(api, "明")
+    merged = await api.client.post(
+        f"/api/players/{ids[0]}/merge", json={"into": ming["id"]}, headers=api.as_admin
+    )
+    assert merged.status_code == 200
+    kept = await api.get(f"/api/players/{ming['id']}/stats")
+    assert {k: kept[k] for k in ("hands", "wins", "net")} == {
+        k: truth_of(game, 0)[k] for k in ("hands", "wins", "net")
+    }
