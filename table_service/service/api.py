@@ -73,6 +73,7 @@ from table_service.service.live import Service
 from table_service.service.static import GZIP_MIN_BYTES, DashboardFiles, favicon
 from table_service.service.vocabulary import VOCABULARY, Vocabulary
 from table_service.store import (
+    RANKED,
     CorrectionRow,
     DecisionRow,
     Entry,
@@ -84,6 +85,7 @@ from table_service.store import (
     PlayerRow,
     PlayerStats,
     SessionRow,
+    Standing,
     StandingRow,
     Store,
     TokenRow,
@@ -873,6 +875,19 @@ def create_app(
         except NotFound as exc:
             raise HTTPException(404, str(exc)) from None
         return stats
+
+    @app.get("/api/leaderboard", responses=READ)
+    async def leaderboard(
+        figure: Annotated[
+            Literal[*RANKED], Query(description="the figure ranked by")  # type: ignore[valid-type]
+        ] = "net",
+        since: Seconds = None,
+        until: Seconds = None,
+        min_hands: Annotated[int, Query(ge=0, le=1_000_000, description="fewer: not ranked")] = 0,
+    ) -> list[Standing]:
+        """The club's players ranked by one figure over a span (a deal-in rate: the lowest
+        first); players of equal value share a rank."""
+        return list(await db(store.leaderboard, figure, since, until, min_hands))
 
     @app.get("/api/tokens", responses=errors(401, 403, 422, 429))
     async def tokens(_: AdminToken, limit: Limit = 100, before: Before = None) -> list[TokenRow]:

@@ -13,7 +13,7 @@ from table_service.store.errors import (
     StoreDamaged,
     StoreError,
 )
-from table_service.store.players import PlayerRow, PlayerStats
+from table_service.store.players import RANKED, PlayerRow, PlayerStats, Standing
 from table_service.store.rows import (
     CorrectionRow,
     DecisionRow,
@@ -36,6 +36,7 @@ from table_service.store.store import (
 )
 
 __all__ = [
+    "RANKED",
     "Applied",
     "CorrectionRow",
     "DecisionRow",
@@ -53,6 +54,7 @@ __all__ = [
     "PlayerStats",
     "Role",
     "SessionRow",
+    "Standing",
     "StandingRow",
     "Store",
     "StoreAhead",

@@ -262,3 +262,47 @@ def _figures(
 
 def _ratio(part: int, whole: int) -> float | None:
     return part / whole if whole else None
+
+
+# The figures a leaderboard ranks by, and whether less is better (a deal-in rate).
+RANKED: Final[dict[str, bool]] = {
+    "net": False, "wins": False, "win_rate": False, "self_draws": False,
+    "self_draw_rate": False, "deal_in_rate": True, "tai_per_win": False, "hands": False,
+    "dealer_wins": False, "longest_streak": False,
+}  # fmt: skip
+
+
+class Standing(_Row):
+    """A player's place on a leaderboard."""
+
+    rank: int = Field(description="1 for the best; players of equal value share a rank")
+    player: PlayerRow
+    value: float | None = Field(description="the figure ranked by")
+    hands: int = Field(description="hands played in the span")
+
+
+def leaderboard(
+    session: Session,
+    figure: str,
+    since: float | None = None,
+    until: float | None = None,
+    min_hands: int = 0,
+) -> list[Standing]:
+    """The listed players (merged ones under the player kept) ranked by one figure over a
+    span, those with fewer than `min_hands` hands (or no value) left out."""
+    if figure not in RANKED:
+        raise InvalidEntry(f"figure must be one of {', '.join(RANKED)}")
+    listed = session.scalars(select(PlayerModel).where(PlayerModel.merged_into.is_(None)))
+    scored = []
+    for row in listed:
+        stats = player_stats(session, row.id, since=since, until=until)
+        value = getattr(stats, figure)
+        if stats.hands >= max(min_hands, 1) and value is not None:
+            scored.append((float(value), player_row(row), stats.hands))
+    scored.sort(key=lambda s: (s[0] if RANKED[figure] else -s[0], s[1].name))
+    standings: list[Standing] = []
+    for place, (value, player, hands) in enumerate(scored, 1):
+        tied = standings and standings[-1].value == value
+        rank = standings[-1].rank if tied else place
+        standings.append(Standing(rank=rank, player=player, value=value, hands=hands))
+    return standings

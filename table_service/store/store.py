@@ -63,7 +63,7 @@ from table_service.store.models import (
     TokenModel,
     ViolationModel,
 )
-from table_service.store.players import PlayerRow, PlayerStats
+from table_service.store.players import PlayerRow, PlayerStats, Standing
 from table_service.store.projector import (
     LOG_COLUMNS,
     LogReader,
@@ -743,6 +743,16 @@ class Store:
     ) -> PlayerStats:
         with self._read() as session:
             return players.player_stats(session, player_id, session_id, since, until)
+
+    def leaderboard(
+        self,
+        figure: str,
+        since: float | None = None,
+        until: float | None = None,
+        min_hands: int = 0,
+    ) -> list[Standing]:
+        with self._read() as session:
+            return players.leaderboard(session, figure, since, until, min_hands)
 
     def seated_elsewhere(self, player_ids: list[int], table: str) -> list[tuple[int, str]]:
         """Which of these players sit in a session not ended at another table."""

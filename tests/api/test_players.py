@@ -133,3 +133,32 @@ async def test_each_players_figures_are_the_simulators_truth(api: Api) -> None:
     assert {k: kept[k] for k in ("hands", "wins", "net")} == {
         k: truth_of(game, 0)[k] for k in ("hands", "wins", "net")
     }
+
+
+async def test_the_leaderboard_ranks_by_a_figure_over_a_span(api: Api) -> None:
+    """The listed players ranked by the figure asked for, as their own figures say; fewer
+    hands than the minimum and they are left out; a figure that is no figure is a 422."""
+    ids = [(await add(api, name))["id"] for name in NAMES]
+    body = {"players": NAMES, "player_ids": ids}
+    response = await api.client.post("/api/tables/t1/session", json=body, headers=api.as_admin)
+    assert response.status_code == 201, response.text
+    await api.play("t1", events_of(record_game(3, 10, violations=Violations(0.03)), "t1"))
+    figures = {i: await api.get(f"/api/players/{i}/stats") for i in ids}
+    for figure, lowest_first in (("net", False), ("wins", False), ("deal_in_rate", True)):
+        board = await api.get("/api/leaderboard", figure=figure)
+        values = [s["value"] for s in board]
+        assert values == sorted(values, reverse=not lowest_first)
+        assert {s["player"]["id"]: s["value"] for s in board} == {
+            i: figures[i][figure] for i in ids if figures[i][figure] is not None
+        }
+        assert board[0]["rank"] == 1
+        for before, after in zip(board, board[1:], strict=False):
+            assert after["rank"] == (before["rank"] if after["value"] == before["value"] else
+                                     board.index(after) + 1)  # fmt: skip
+    assert await api.get("/api/leaderboard", min_hands=11) == []  # ten hands each
+    assert await api.get("/api/leaderboard", since=3.9e9) == []
+    bad = await api.client.get("/api/leaderboard", params={"figure": "luck"})
+    assert bad.status_code == 422
+    schema = api.app.openapi()["paths"]["/api/leaderboard"]["get"]["parameters"]
+    (figure,) = [p for p in schema if p["name"] == "figure"]
+    assert "deal_in_rate" in str(figure["schema"])

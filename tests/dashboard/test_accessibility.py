@@ -22,7 +22,7 @@ PLAYERS = ["阿明", "Bea", "陳小華", "林美玲"]
 SERIOUS = ("serious", "critical")
 
 
-def pages(site: Site, session_id: int) -> list[tuple[str, str, str, str | None]]:
+def pages(site: Site, session_id: int, player_id: int) -> list[tuple[str, str, str, str | None]]:
     """(name, address, what shows it is drawn, the token the page keeps or None)."""
     return [
         ("table", "/table.html?t=a1", "body:not(.is-stale) .board .center", None),
@@ -32,6 +32,8 @@ def pages(site: Site, session_id: int) -> list[tuple[str, str, str, str | None]]
         ("referee", "/referee.html", "#violations tr.violation-row .btn--dismiss",
          site.api.referee),
         ("admin", "/admin.html?t=a1", ".admin-tables tr[data-table='a1']", site.api.admin),
+        ("players", "/players.html", ".leaderboard tbody tr", None),
+        ("player", f"/player.html?id={player_id}", ".figure", None),
     ]  # fmt: skip
 
 
@@ -47,12 +49,17 @@ def found(results: Any) -> list[str]:
 async def test_no_page_has_a_serious_accessibility_violation(site: Site, chrome: Chrome) -> None:
     assert Axe is not None, "axe-playwright-python is in the test extras"
     events = events_of(game_of(hands=4), "a1")
-    session_id = await site.start_session("a1", PLAYERS)
+    response = await site.api.client.post(
+        "/api/players", json={"name": PLAYERS[0]}, headers=site.api.as_admin
+    )
+    assert response.status_code == 201, response.text
+    player_id = response.json()["id"]
+    session_id = await site.start_session("a1", PLAYERS, player_ids=[player_id, None, None, None])
     await site.play("a1", events[:-20])  # three hands over, the fourth under way
     assert await site.get("/api/violations", table="a1"), "the game has violations to show"
     axe = Axe()
     problems: list[str] = []
-    for name, address, drawn, token in pages(site, session_id):
+    for name, address, drawn, token in pages(site, session_id, player_id):
         for viewport in (HD, PHONE):
             page = await chrome.open(f"{site.url}{address}", viewport=viewport)
             if token is not None:  # the tab's kept token (api.js tokenStore)

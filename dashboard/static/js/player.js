@@ -1,0 +1,75 @@
+// player.html?id=<id>: one player's figures (phone first), over all time, a month or a
+// day: the records' own (GET /api/players/{id}/stats), so a referee's ruling moves them.
+// The violations by code and the 台 items won most often are named from the vocabulary.
+
+import { getJSON } from "./api.js";
+import { $, fill, h, param } from "./dom.js";
+import { t } from "./i18n.js";
+import { SHOWN, figureName, figureText } from "./figures.js";
+import { setupPage } from "./ui.js";
+import { itemName, violationRule } from "./vocabulary.js";
+
+const SPANS = { all: null, month: 30 * 86400, day: 86400 };
+const id = Number(param("id"));
+let span = "all";
+let player = null;
+let stats = null;
+let biggest = null; // the biggest win's hand row (its session and number)
+let failed = null;
+
+async function load() {
+  const query = new URLSearchParams();
+  if (SPANS[span]) query.set("since", String(Math.floor(Date.now() / 1000) - SPANS[span]));
+  try {
+    [player, stats] = await Promise.all([getJSON(`/api/players/${id}`), getJSON(`/api/players/${id}/stats?${query}`)]);
+    biggest = stats.biggest_hand ? await getJSON(`/api/hands/${stats.biggest_hand}`) : null;
+    failed = null;
+  } catch (exc) {
+    failed = exc;
+  }
+  render();
+}
+
+function renderForm() {
+  const form = $("#span-form");
+  if (!form.childElementCount) {
+    form.addEventListener("submit", (e) => e.preventDefault());
+    fill(form, h("label", { class: "field" }, h("span", { class: "span-label" }),
+      h("select", { name: "span", on: { change: (e) => { span = e.currentTarget.value; load(); } } },
+        Object.keys(SPANS).map((k) => h("option", { value: k, "data-span": k })))));
+  }
+  form.querySelector(".span-label").textContent = t("pl.span");
+  for (const option of form.querySelectorAll("[data-span]")) option.textContent = t(`pl.span.${option.dataset.span}`);
+}
+
+function render() {
+  renderForm();
+  if (failed) {
+    document.title = `${t("pl.one")} · ${t("app.name")}`;
+    fill($("#figures"), h("p", { class: "muted" }, failed.status === 404 ? t("pl.none", { id }) : t("pl.unreachable")));
+    return;
+  }
+  if (!player || !stats) return;
+  document.title = `${player.name} · ${t("app.name")}`;
+  fill($("#name"), player.name, player.nickname ? h("span", { class: "muted" }, ` ${player.nickname}`) : null);
+  fill($("#figures"), SHOWN.map((key) => h("div", { class: "figure", "data-figure": key },
+    h("span", { class: "figure-name" }, figureName(key)),
+    h("strong", { class: `figure-value${key === "net" ? (stats.net >= 0 ? " up" : " down") : ""}` }, figureText(key, stats[key])))));
+  const codes = Object.entries(stats.violations);
+  fill($("#details"),
+    h("p", null, t("pl.biggest"), " ", biggest
+      ? h("a", { href: `session.html?id=${biggest.session_id}&hand=${biggest.hand_no}` }, t("pl.biggest.hand", { tai: stats.biggest_tai, hand: biggest.hand_no }))
+      : "—"),
+    h("h3", null, t("pl.items")),
+    stats.top_items.length
+      ? h("ul", { class: "player-items" }, stats.top_items.map(([item, wins]) => h("li", null, `${itemName({ id: item })} × ${wins}`)))
+      : h("p", { class: "muted" }, "—"),
+    h("h3", null, t("pl.violations")),
+    codes.length
+      ? h("ul", { class: "player-violations" }, codes.map(([code, n]) => h("li", { "data-code": code }, `${violationRule(code)[0]} × ${n}`)))
+      : h("p", { class: "muted" }, t("pl.violations.none")));
+}
+
+$("#conn").hidden = true;
+setupPage(render);
+load();
