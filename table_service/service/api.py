@@ -82,6 +82,7 @@ from table_service.store import (
     InvalidEntry,
     LedgerRow,
     NotFound,
+    PlayerHand,
     PlayerRow,
     PlayerStats,
     SessionRow,
@@ -530,6 +531,16 @@ def create_app(
     async def crashed(_: Request, exc: Exception) -> Response:
         return error(500, f"internal error ({type(exc).__name__})")
 
+    async def kept(call: Any, *args: Any) -> Any:
+        """A store call in a reader's thread; what it names missing is a 404, what it
+        refuses (a name taken, a merge that cannot be) a 409."""
+        try:
+            return await db(call, *args)
+        except NotFound as exc:
+            raise HTTPException(404, str(exc)) from None
+        except InvalidEntry as exc:
+            raise HTTPException(409, str(exc)) from None
+
     def runner_or_404(table: str) -> Any:
         runner = service.runner(table)
         if runner is None:
@@ -689,7 +700,9 @@ def create_app(
 
     # --- writes -----------------------------------------------------------------------
 
-    @app.post("/api/tables/{table}/session", status_code=201, responses={**ADMIN, **BODY})
+    @app.post(
+        "/api/tables/{table}/session", status_code=201, responses={**ADMIN, **BODY, **errors(409)}
+    )
     async def start_session(table: TableName, body: SessionBody, _: AdminToken) -> Created:
         """Start a session at a table (ending the one that runs; a new table is followed).
         The dealer, streak, round and start seat are the table's own unless given. Asked
@@ -714,13 +727,13 @@ def create_app(
             try:
                 player = await db(store.player, player_id)
             except NotFound:
-                raise HTTPException(422, f"player_ids.{seat}: no player {player_id}") from None
+                raise HTTPException(409, f"player_ids.{seat}: no player {player_id}") from None
             if player.merged_into is not None:
                 player = await db(store.player, player.merged_into)
             names[seat] = player.name
             seated.append(player.id)
         if len(set(seated)) != len(seated):
-            raise HTTPException(422, "player_ids: a player takes one seat")
+            raise HTTPException(409, "player_ids: a player takes one seat")
         elsewhere = await db(store.seated_elsewhere, seated, table)
         if elsewhere:
             player_id, other = elsewhere[0]
@@ -822,44 +835,24 @@ def create_app(
     @app.post("/api/players", status_code=201, responses={**ADMIN, **BODY, **errors(409)})
     async def add_player(body: PlayerBody, _: AdminToken) -> PlayerRow:
         """A player added to the list (a name and a member number are the club's once)."""
-        try:
-            row: PlayerRow = await db(store.add_player, body.name, body.nickname, body.member_no)
-        except InvalidEntry as exc:
-            raise HTTPException(409, str(exc)) from None
-        return row
+        added = await kept(store.add_player, body.name, body.nickname, body.member_no)
+        return cast(PlayerRow, added)
 
     @app.get("/api/players/{player_id}", responses=READ_ONE)
     async def player(player_id: PlayerId) -> PlayerRow:
-        try:
-            row: PlayerRow = await db(store.player, player_id)
-        except NotFound as exc:
-            raise HTTPException(404, str(exc)) from None
-        return row
+        return cast(PlayerRow, await kept(store.player, player_id))
 
     @app.patch("/api/players/{player_id}", responses={**ADMIN, **BODY, **errors(404, 409)})
     async def change_player(player_id: PlayerId, body: PlayerChange, _: AdminToken) -> PlayerRow:
         """A player renamed, nicknamed or numbered; the sessions played keep their names."""
-        try:
-            row: PlayerRow = await db(
-                store.change_player, player_id, body.model_dump(exclude_unset=True)
-            )
-        except NotFound as exc:
-            raise HTTPException(404, str(exc)) from None
-        except InvalidEntry as exc:
-            raise HTTPException(409, str(exc)) from None
-        return row
+        changes = body.model_dump(exclude_unset=True)
+        return cast(PlayerRow, await kept(store.change_player, player_id, changes))
 
     @app.post("/api/players/{player_id}/merge", responses={**ADMIN, **BODY, **errors(404, 409)})
     async def merge_player(player_id: PlayerId, body: MergeBody, _: AdminToken) -> PlayerRow:
         """Two entries of one person made one: this player's history counts under `into`
         (both kept); the player kept is returned."""
-        try:
-            row: PlayerRow = await db(store.merge_players, player_id, body.into)
-        except NotFound as exc:
-            raise HTTPException(404, str(exc)) from None
-        except InvalidEntry as exc:
-            raise HTTPException(409, str(exc)) from None
-        return row
+        return cast(PlayerRow, await kept(store.merge_players, player_id, body.into))
 
     @app.get("/api/players/{player_id}/stats", responses=READ_ONE)
     async def player_stats(
@@ -870,11 +863,19 @@ def create_app(
     ) -> PlayerStats:
         """A player's figures over the hands they played (a merged player's included),
         in one session or a span of time: the records' own, so a ruling moves them."""
-        try:
-            stats: PlayerStats = await db(store.player_stats, player_id, session_id, since, until)
-        except NotFound as exc:
-            raise HTTPException(404, str(exc)) from None
-        return stats
+        found = await kept(store.player_stats, player_id, session_id, since, until)
+        return cast(PlayerStats, found)
+
+    @app.get("/api/players/{player_id}/hands", responses=READ_ONE)
+    async def player_hands(
+        player_id: PlayerId,
+        limit: Annotated[
+            int, Query(ge=1, le=10_000, description="the newest hands, this many")
+        ] = 1000,
+    ) -> list[PlayerHand]:
+        """The player's newest hands, oldest first, as their charts read them: the money of
+        each, the 台 of each win."""
+        return cast(list[PlayerHand], await kept(store.player_hands, player_id, limit))
 
     @app.get("/api/leaderboard", responses=READ)
     async def leaderboard(

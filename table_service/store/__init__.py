@@ -13,7 +13,7 @@ from table_service.store.errors import (
     StoreDamaged,
     StoreError,
 )
-from table_service.store.players import RANKED, PlayerRow, PlayerStats, Standing
+from table_service.store.players import RANKED, PlayerHand, PlayerRow, PlayerStats, Standing
 from table_service.store.rows import (
     CorrectionRow,
     DecisionRow,
@@ -50,6 +50,7 @@ __all__ = [
     "NextDealRow",
     "NotFound",
     "PaymentRow",
+    "PlayerHand",
     "PlayerRow",
     "PlayerStats",
     "Role",

@@ -44,6 +44,13 @@ class PlayerRow(_Row):
     created_at: float = Field(description="when the player was added (Unix seconds)")
 
 
+class ItemWins(_Row):
+    """A 台 item and how many of the player's wins had it."""
+
+    id: str = Field(description="the item's id (GET /api/vocabulary names it)")
+    wins: int
+
+
 class PlayerStats(_Row):
     """A player's figures over the hands of the sessions they sat in (within a span)."""
 
@@ -69,7 +76,23 @@ class PlayerStats(_Row):
     longest_streak: int = Field(description="the longest 連莊 held (N of 連N)")
     biggest_hand: int | None = Field(description="the id of the win of most 台")
     biggest_tai: int | None = Field(description="its 台")
-    top_items: list[tuple[str, int]] = Field(description="台 items won most often: (id, wins)")
+    top_items: list[ItemWins] = Field(description="the 台 items won most often, most first")
+
+
+class PlayerHand(_Row):
+    """One hand a player played, as their charts read it."""
+
+    hand_id: int
+    session_id: int
+    table: str
+    hand_no: int = Field(description="the hand's number in its session")
+    at: float = Field(description="when it ended (Unix seconds)")
+    seat: int = Field(description="the player's seat")
+    result: str = Field(description="win, flower_win, false_win or drawn")
+    won: bool = Field(description="the player won it")
+    dealt_in: bool = Field(description="the player dealt the winning tile in (放槍)")
+    tai: int = Field(description="the hand's 台 (a 詐胡's 牌面)")
+    net: int = Field(description="the player's money of the hand")
 
 
 def player_row(row: PlayerModel) -> PlayerRow:
@@ -210,6 +233,48 @@ def player_stats(
     return _figures(player_id, seat_of, hands, lines, flagged)
 
 
+def player_hands(session: Session, player_id: int, limit: int = 1000) -> list[PlayerHand]:
+    """The player's newest `limit` hands (a merged player's included), oldest first."""
+    player_or_raise(session, player_id)
+    seats = select(SeatModel.session_id, SeatModel.seat).where(
+        SeatModel.player_id.in_(members(session, player_id))
+    )
+    seat_of = {int(sid): int(seat) for sid, seat in session.execute(seats)}
+    if not seat_of:
+        return []
+    query = (
+        select(HandModel, Log.ts)
+        .join(Log, Log.id == HandModel.log_id)
+        .where(HandModel.session_id.in_(seat_of))
+        .order_by(HandModel.id.desc())
+        .limit(limit)
+    )
+    out = []
+    for hand, ts in session.execute(query):
+        session_id = int(hand.session_id or 0)  # (in seat_of: never a hand of no session)
+        seat = seat_of[session_id]
+        out.append(
+            PlayerHand(
+                hand_id=hand.id,
+                session_id=session_id,
+                table=hand.table,
+                hand_no=hand.hand_no,
+                at=ts,
+                seat=seat,
+                result=hand.result,
+                won=hand.result in WINS and hand.seat == seat,
+                dealt_in=_dealt_in(hand, seat),
+                tai=hand.tai,
+                net=int(hand.net[seat]),
+            )
+        )
+    return out[::-1]
+
+
+def _dealt_in(hand: Any, seat: int) -> bool:
+    return bool(hand.result in WINS and hand.kind in DEAL_IN_KINDS and hand.payer == seat)
+
+
 def _figures(
     player_id: int,
     seat_of: dict[int, int],
@@ -221,10 +286,7 @@ def _figures(
     definition)."""
     wins = [h for h in hands if h.result in WINS and h.seat == seat_of[h.session_id]]
     self_drawn = [h for h in wins if h.payer is None]
-    dealt_in = [
-        h for h in hands
-        if h.result in WINS and h.kind in DEAL_IN_KINDS and h.payer == seat_of[h.session_id]
-    ]  # fmt: skip
+    dealt_in = [h for h in hands if _dealt_in(h, seat_of[h.session_id])]
     false_wins = [h for h in hands if h.result == "false_win" and h.seat == seat_of[h.session_id]]
     as_dealer = [h for h in hands if h.dealer == seat_of[h.session_id]]
     amounts = [a for sid, seat, a in lines if seat_of[sid] == seat]
@@ -256,7 +318,7 @@ def _figures(
         longest_streak=max((h.streak for h in as_dealer), default=0),
         biggest_hand=biggest.id if biggest is not None else None,
         biggest_tai=biggest.tai if biggest is not None else None,
-        top_items=items.most_common(5),
+        top_items=[ItemWins(id=i, wins=n) for i, n in items.most_common(5)],
     )
 
 

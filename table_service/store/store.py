@@ -63,7 +63,7 @@ from table_service.store.models import (
     TokenModel,
     ViolationModel,
 )
-from table_service.store.players import PlayerRow, PlayerStats, Standing
+from table_service.store.players import PlayerHand, PlayerRow, PlayerStats, Standing
 from table_service.store.projector import (
     LOG_COLUMNS,
     LogReader,
@@ -743,6 +743,10 @@ class Store:
     ) -> PlayerStats:
         with self._read() as session:
             return players.player_stats(session, player_id, session_id, since, until)
+
+    def player_hands(self, player_id: int, limit: int = 1000) -> list[PlayerHand]:
+        with self._read() as session:
+            return players.player_hands(session, player_id, limit)
 
     def leaderboard(
         self,

@@ -5,6 +5,7 @@ tables: they agree exactly, on both databases."""
 
 from __future__ import annotations
 
+from itertools import pairwise
 from statistics import mean
 from typing import Any
 
@@ -96,6 +97,7 @@ async def test_each_players_figures_are_the_simulators_truth(api: Api) -> None:
     game = record_game(3, 10, violations=Violations(0.03))  # 6 wins (2 self-drawn), 2 詐胡
     await api.play("t1", events_of(game, "t1"))
     assert len(await api.get("/api/tables/t1/hands", session_id=session_id)) == len(game)
+    expected_deal_ins = [truth_of(game, seat)["deal_ins"] for seat in range(4)]
     for seat, player_id in enumerate(ids):
         stats = await api.get(f"/api/players/{player_id}/stats")
         expected = truth_of(game, seat)
@@ -107,6 +109,14 @@ async def test_each_players_figures_are_the_simulators_truth(api: Api) -> None:
         assert stats["win_rate"] == expected["wins"] / len(game)
         in_session = await api.get(f"/api/players/{player_id}/stats", session_id=session_id)
         assert in_session == stats
+        played = await api.get(f"/api/players/{player_id}/hands")  # what the charts draw
+        assert [h["net"] for h in played] == [h.truth.net[seat] for h in game]
+        assert [h["won"] for h in played] == [
+            h.truth.end == "win" and h.truth.winner == seat for h in game
+        ]
+        assert sum(h["dealt_in"] for h in played) == expected_deal_ins[seat]
+        newest = await api.get(f"/api/players/{player_id}/hands", limit=3)
+        assert newest == played[-3:]
     nets = [(await api.get(f"/api/players/{i}/stats"))["net"] for i in ids]
     assert sum(nets) == 0
     assert any(truth_of(game, s)["wins"] for s in range(4))  # the game has wins to count
@@ -121,7 +131,10 @@ async def test_each_players_figures_are_the_simulators_truth(api: Api) -> None:
     assert refused.status_code == 409 and "t1" in refused.json()["error"]
     twice = {"players": NAMES, "player_ids": [ids[1], ids[1], None, None]}
     response = await api.client.post("/api/tables/t1/session", json=twice, headers=api.as_admin)
-    assert response.status_code == 422
+    assert response.status_code == 409 and "one seat" in response.json()["error"]
+    unknown = {"players": NAMES, "player_ids": [999999, None, None, None]}
+    response = await api.client.post("/api/tables/t1/session", json=unknown, headers=api.as_admin)
+    assert response.status_code == 409 and "no player 999999" in response.json()["error"]
 
     # 阿明 was also entered as 明 by mistake: merged, 明's history counts under 阿明
     ming = await add(api, "明")
@@ -152,9 +165,9 @@ async def test_the_leaderboard_ranks_by_a_figure_over_a_span(api: Api) -> None:
             i: figures[i][figure] for i in ids if figures[i][figure] is not None
         }
         assert board[0]["rank"] == 1
-        for before, after in zip(board, board[1:], strict=False):
-            assert after["rank"] == (before["rank"] if after["value"] == before["value"] else
-                                     board.index(after) + 1)  # fmt: skip
+        for place, (before, after) in enumerate(pairwise(board), 2):
+            tied = after["value"] == before["value"]
+            assert after["rank"] == (before["rank"] if tied else place)
     assert await api.get("/api/leaderboard", min_hands=11) == []  # ten hands each
     assert await api.get("/api/leaderboard", since=3.9e9) == []
     bad = await api.client.get("/api/leaderboard", params={"figure": "luck"})

@@ -60,6 +60,10 @@ async def test_the_leaderboard_and_a_players_page(site: Site, chrome: Chrome) ->
     for key in ("hands", "wins", "self_draws", "deal_ins", "false_wins", "dealer_hands"):
         shown = page.locator(f'.figure[data-figure="{key}"] .figure-value')
         assert await shown.text_content() == str(stats[top][key]), key
+    await page.wait_for_selector("#net-chart canvas")
+    legend = await page.text_content("#net-chart .u-legend") or ""
+    assert "累計輸贏" in legend
+    assert await page.locator("#tai-chart canvas").count() == 1
     offender = next((i for i in ids if stats[i]["violations"]), None)
     assert offender is not None, "the game has violations"
     view = await chrome.open(f"{site.url}/player.html?id={offender}", viewport=PHONE)

@@ -4,7 +4,7 @@
 
 import { getJSON } from "./api.js";
 import { $, fill, h, param } from "./dom.js";
-import { t } from "./i18n.js";
+import { money, t } from "./i18n.js";
 import { SHOWN, figureName, figureText } from "./figures.js";
 import { setupPage } from "./ui.js";
 import { itemName, violationRule } from "./vocabulary.js";
@@ -15,6 +15,8 @@ let span = "all";
 let player = null;
 let stats = null;
 let biggest = null; // the biggest win's hand row (its session and number)
+let hands = []; // the newest hands, oldest first (GET /api/players/{id}/hands)
+const charts = new Map(); // container id -> uPlot
 let failed = null;
 
 async function load() {
@@ -23,6 +25,7 @@ async function load() {
   try {
     [player, stats] = await Promise.all([getJSON(`/api/players/${id}`), getJSON(`/api/players/${id}/stats?${query}`)]);
     biggest = stats.biggest_hand ? await getJSON(`/api/hands/${stats.biggest_hand}`) : null;
+    hands = await getJSON(`/api/players/${id}/hands?limit=1000`);
     failed = null;
   } catch (exc) {
     failed = exc;
@@ -42,7 +45,7 @@ function renderForm() {
   for (const option of form.querySelectorAll("[data-span]")) option.textContent = t(`pl.span.${option.dataset.span}`);
 }
 
-function render() {
+function renderFigures() {
   renderForm();
   if (failed) {
     document.title = `${t("pl.one")} · ${t("app.name")}`;
@@ -62,12 +65,59 @@ function render() {
       : "—"),
     h("h3", null, t("pl.items")),
     stats.top_items.length
-      ? h("ul", { class: "player-items" }, stats.top_items.map(([item, wins]) => h("li", null, `${itemName({ id: item })} × ${wins}`)))
+      ? h("ul", { class: "player-items" }, stats.top_items.map((item) => h("li", null, `${itemName({ id: item.id })} × ${item.wins}`)))
       : h("p", { class: "muted" }, "—"),
     h("h3", null, t("pl.violations")),
     codes.length
       ? h("ul", { class: "player-violations" }, codes.map(([code, n]) => h("li", { "data-code": code }, `${violationRule(code)[0]} × ${n}`)))
       : h("p", { class: "muted" }, t("pl.violations.none")));
+}
+
+const AXIS = {
+  stroke: "#b4c4bb",
+  grid: { stroke: "rgba(255,255,255,0.08)" },
+  ticks: { stroke: "rgba(255,255,255,0.15)" },
+  font: "13px 'Noto Sans TC UI', 'Noto Sans TC', sans-serif",
+};
+
+/** One chart over the hands (x: the n-th hand of those shown); `value` writes a y. */
+function drawChart(where, label, ys, value, points) {
+  charts.get(where)?.destroy();
+  charts.delete(where);
+  const uPlot = window.uPlot;
+  const container = $(`#${where}`);
+  if (!uPlot || !hands.length) {
+    fill(container, hands.length ? null : h("p", { class: "muted" }, t("pl.no_hands")));
+    return;
+  }
+  fill(container);
+  const width = Math.max(280, container.clientWidth);
+  const opts = {
+    width,
+    height: Math.round(Math.min(300, Math.max(180, width * 0.3))),
+    legend: { show: true },
+    cursor: { drag: { x: false, y: false } },
+    scales: { x: { time: false } },
+    axes: [AXIS, { ...AXIS, size: 70, values: (_, splits) => splits.map(value) }],
+    series: [
+      { label: t("pl.hand_n"), value: (_, v) => (v === null ? "" : String(v + 1)) },
+      { label, stroke: "#ffd24a", width: points ? 0 : 2, value: (_, v) => (v === null ? "" : value(v)),
+        points: { show: points || hands.length < 60, size: 7, fill: "#ffd24a" } },
+    ],
+  };
+  charts.set(where, new uPlot(opts, [hands.map((_, i) => i), ys], container));
+}
+
+function drawCharts() {
+  let total = 0;
+  const running = hands.map((hand) => (total += hand.net));
+  drawChart("net-chart", t("pl.chart.net"), running, (v) => money(v), false);
+  drawChart("tai-chart", t("pl.chart.tai"), hands.map((hand) => (hand.won ? hand.tai : null)), (v) => String(v), true);
+}
+
+function render() {
+  renderFigures();
+  if (player && stats && !failed) drawCharts();
 }
 
 $("#conn").hidden = true;

@@ -70,7 +70,7 @@ function setNote(key, value) {
   }
 }
 
-/** A violation's stable name: its event, seat and code (its id changes with a ruling). */
+/** A violation's stable name: its event, seat and code (what a ruling stores; a re-derived row keeps its id too). */
 export function keyOf(v) {
   return `${v.table}|${v.boot_id}|${v.seq}|${v.seat}|${v.code}`;
 }
