@@ -289,3 +289,18 @@ async def shoot(page: Page, name: str) -> Path | None:
             old.unlink(missing_ok=True)
     path.write_bytes(data)
     return path
+
+
+async def snap(page: Page, name: str) -> None:
+    """A look at the page for whoever works on it, when MJTABLE_LOOK=1: /tmp/<name>-hd.png
+    and /tmp/<name>-phone.png (1920×1080 and 390×844, the whole page)."""
+    if os.environ.get("MJTABLE_LOOK") != "1":
+        return
+    was = page.viewport_size
+    for size, viewport in (("hd", HD), ("phone", PHONE)):
+        await page.set_viewport_size(viewport)
+        await page.wait_for_timeout(100)
+        await fonts_ready(page)
+        await page.screenshot(path=f"/tmp/{name}-{size}.png", full_page=True)
+    if was:
+        await page.set_viewport_size(was)

@@ -14,12 +14,11 @@ one begun, so a hand is under way when the page opens; the third hand is the ses
 from __future__ import annotations
 
 import json
-import os
 from typing import Any
 
 from table_service.rules.profile import load_preset
 from tests.api.kit import events_of, game_of
-from tests.dashboard.kit import HD, PHONE, Chrome, Page, Site, fonts_ready, needs_browser
+from tests.dashboard.kit import PHONE, Chrome, Site, needs_browser, snap
 
 pytestmark = needs_browser
 
@@ -30,21 +29,6 @@ DEAL = ("dealer", "streak", "round_wind", "start_seat")
 
 async def table_state(site: Site) -> dict[str, Any]:
     return dict(await site.get(f"/api/tables/{TABLE}"))
-
-
-async def snap(page: Page, name: str) -> None:
-    """A look at the page for whoever works on it, when MJTABLE_LOOK=1: /tmp/<name>-hd.png
-    and /tmp/<name>-phone.png (1920×1080 and 390×844, the whole page)."""
-    if os.environ.get("MJTABLE_LOOK") != "1":
-        return
-    was = page.viewport_size
-    for size, viewport in (("hd", HD), ("phone", PHONE)):
-        await page.set_viewport_size(viewport)
-        await page.wait_for_timeout(100)
-        await fonts_ready(page)
-        await page.screenshot(path=f"/tmp/{name}-{size}.png", full_page=True)
-    if was:
-        await page.set_viewport_size(was)
 
 
 async def test_the_admin_starts_and_ends_a_session(site: Site, chrome: Chrome) -> None:

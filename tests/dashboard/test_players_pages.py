@@ -10,7 +10,7 @@ from typing import Any
 from hil_tests.simulator.recording import record_game
 from hil_tests.simulator.violations import Violations
 from tests.api.kit import events_of
-from tests.dashboard.kit import PHONE, Chrome, Site, needs_browser
+from tests.dashboard.kit import PHONE, Chrome, Site, needs_browser, snap
 
 pytestmark = needs_browser
 
@@ -49,6 +49,10 @@ async def test_the_leaderboard_and_a_players_page(site: Site, chrome: Chrome) ->
     await page.press("input[name=min_hands]", "Enter")
     await page.wait_for_selector("#board p.muted")
     assert await page.locator(".player-list a").count() == 4
+    await page.fill("input[name=min_hands]", "0")
+    await page.press("input[name=min_hands]", "Enter")
+    await page.wait_for_selector(".leaderboard tbody tr")
+    await snap(page, "players")
 
     # A player's page: every figure as the API gives it
     top = by_net[0]
@@ -64,6 +68,7 @@ async def test_the_leaderboard_and_a_players_page(site: Site, chrome: Chrome) ->
     legend = await page.text_content("#net-chart .u-legend") or ""
     assert "累計輸贏" in legend
     assert await page.locator("#tai-chart canvas").count() == 1
+    await snap(page, "player")
     offender = next((i for i in ids if stats[i]["violations"]), None)
     assert offender is not None, "the game has violations"
     view = await chrome.open(f"{site.url}/player.html?id={offender}", viewport=PHONE)

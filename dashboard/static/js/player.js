@@ -98,7 +98,10 @@ function drawChart(where, label, ys, value, points) {
     legend: { show: true },
     cursor: { drag: { x: false, y: false } },
     scales: { x: { time: false } },
-    axes: [AXIS, { ...AXIS, size: 70, values: (_, splits) => splits.map(value) }],
+    axes: [
+      { ...AXIS, values: (_, splits) => splits.map((v) => (Number.isInteger(v) ? String(v + 1) : "")) },
+      { ...AXIS, size: 70, values: (_, splits) => splits.map((v) => (points && !Number.isInteger(v) ? "" : value(v))) },
+    ],
     series: [
       { label: t("pl.hand_n"), value: (_, v) => (v === null ? "" : String(v + 1)) },
       { label, stroke: "#ffd24a", width: points ? 0 : 2, value: (_, v) => (v === null ? "" : value(v)),
@@ -119,6 +122,12 @@ function render() {
   renderFigures();
   if (player && stats && !failed) drawCharts();
 }
+
+let resizing = null;
+window.addEventListener("resize", () => {
+  clearTimeout(resizing);
+  resizing = setTimeout(() => player && stats && !failed && drawCharts(), 150); // the charts' width
+});
 
 $("#conn").hidden = true;
 setupPage(render);
