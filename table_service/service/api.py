@@ -257,12 +257,15 @@ class SessionBody(_Body):
         )  # fmt: skip
 
 
+MemberNo = Annotated[str, Field(min_length=1, max_length=32, pattern=ONE_LINE)]
+
+
 class PlayerBody(_Body):
     """A player of the club's list."""
 
     name: Player
     nickname: Player | None = None
-    member_no: Annotated[str, Field(min_length=1, max_length=32, pattern=ONE_LINE)] | None = None
+    member_no: MemberNo | None = None
 
 
 class PlayerChange(_Body):
@@ -270,7 +273,7 @@ class PlayerChange(_Body):
 
     name: Player | None = None
     nickname: Player | None = None
-    member_no: Annotated[str, Field(min_length=1, max_length=32, pattern=ONE_LINE)] | None = None
+    member_no: MemberNo | None = None
 
 
 class MergeBody(_Body):

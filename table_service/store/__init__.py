@@ -13,7 +13,7 @@ from table_service.store.errors import (
     StoreDamaged,
     StoreError,
 )
-from table_service.store.players import RANKED, PlayerHand, PlayerRow, PlayerStats, Standing
+from table_service.store.players import RANKED
 from table_service.store.rows import (
     CorrectionRow,
     DecisionRow,
@@ -22,7 +22,11 @@ from table_service.store.rows import (
     LedgerRow,
     NextDealRow,
     PaymentRow,
+    PlayerHand,
+    PlayerRow,
+    PlayerStats,
     SessionRow,
+    Standing,
     StandingRow,
     TaiItem,
     TokenRow,

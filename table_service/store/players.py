@@ -12,7 +12,6 @@ import time
 from collections import Counter, defaultdict
 from typing import Any, Final, NamedTuple
 
-from pydantic import Field
 from sqlalchemy import Select, case, func, literal, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
@@ -27,72 +26,10 @@ from table_service.store.models import (
     SessionModel,
     ViolationModel,
 )
-from table_service.store.rows import _Row
+from table_service.store.rows import ItemWins, PlayerHand, PlayerRow, PlayerStats, Standing
 
 WINS: Final = ("win", "flower_win")
 DEAL_IN_KINDS: Final = ("discard", "robbing_kong")  # 放槍: the one payer of a discard's win
-
-
-class PlayerRow(_Row):
-    """A player of the club's list."""
-
-    id: int = Field(description="the player's id")
-    name: str = Field(description="the name shown (unique in the club)")
-    nickname: str | None = Field(description="a nickname, if any")
-    member_no: str | None = Field(description="the club's member number, if any")
-    merged_into: int | None = Field(description="the player this one was merged into")
-    created_at: float = Field(description="when the player was added (Unix seconds)")
-
-
-class ItemWins(_Row):
-    """A 台 item and how many of the player's wins had it."""
-
-    id: str = Field(description="the item's id (GET /api/vocabulary names it)")
-    wins: int
-
-
-class PlayerStats(_Row):
-    """A player's figures over the hands of the sessions they sat in (within a span)."""
-
-    player_id: int
-    sessions: int = Field(description="sessions in which the player played a hand")
-    hands: int = Field(description="hands played (every result)")
-    wins: int = Field(description="hands won (a 花胡 included)")
-    self_draws: int = Field(description="wins every other seat paid (自摸)")
-    discard_wins: int = Field(description="wins one seat paid (on a discard, a robbed kong)")
-    deal_ins: int = Field(description="放槍: wins by another seat on this player's discard")
-    false_wins: int = Field(description="詐胡 by this player")
-    violations: dict[str, int] = Field(description="violations flagged on this player, by code")
-    net: int = Field(description="money won less money lost (penalties included)")
-    won: int = Field(description="money won, over the hands and penalties that paid it")
-    lost: int = Field(description="money lost")
-    win_rate: float | None = Field(description="wins / hands")
-    self_draw_rate: float | None = Field(description="self-draws / wins")
-    deal_in_rate: float | None = Field(description="deal-ins / hands")
-    tai_per_win: float | None = Field(description="average 台 of a win")
-    tai_per_deal_in: float | None = Field(description="average 台 of a win dealt in")
-    dealer_hands: int = Field(description="hands as the dealer")
-    dealer_wins: int = Field(description="hands won as the dealer")
-    longest_streak: int = Field(description="the longest 連莊 held (N of 連N)")
-    biggest_hand: int | None = Field(description="the id of the win of most 台")
-    biggest_tai: int | None = Field(description="its 台")
-    top_items: list[ItemWins] = Field(description="the 台 items won most often, most first")
-
-
-class PlayerHand(_Row):
-    """One hand a player played, as their charts read it."""
-
-    hand_id: int
-    session_id: int
-    table: str
-    hand_no: int = Field(description="the hand's number in its session")
-    at: float = Field(description="when it ended (Unix seconds)")
-    seat: int = Field(description="the player's seat")
-    result: str = Field(description="win, flower_win, false_win or drawn")
-    won: bool = Field(description="the player won it")
-    dealt_in: bool = Field(description="the player dealt the winning tile in (放槍)")
-    tai: int = Field(description="the hand's 台 (a 詐胡's 牌面)")
-    net: int = Field(description="the player's money of the hand")
 
 
 def player_row(row: PlayerModel) -> PlayerRow:
@@ -187,6 +124,12 @@ def seated_elsewhere(session: Session, player_ids: list[int], table: str) -> lis
     return [(int(pid), str(t)) for pid, t in session.execute(query)]
 
 
+def _seats_of(session: Session, player_id: int) -> Select[int, int, int]:
+    """The (session, seat, player) rows of a player's seats, a merged player's included."""
+    query = select(SeatModel.session_id, SeatModel.seat, literal(player_id))
+    return query.where(SeatModel.player_id.in_(members(session, player_id)))
+
+
 def player_stats(
     session: Session,
     player_id: int,
@@ -197,9 +140,7 @@ def player_stats(
     """The player's figures over the hands of their seats (a merged player's included),
     within a session or a span of time (a hand's time: the entry that ended it)."""
     player_or_raise(session, player_id)
-    seats = select(SeatModel.session_id, SeatModel.seat, literal(player_id)).where(
-        SeatModel.player_id.in_(members(session, player_id))
-    )
+    seats = _seats_of(session, player_id)
     if session_id is not None:
         seats = seats.where(SeatModel.session_id == session_id)
     found = _stats_by_player(session, seats, since, until).get(player_id)
@@ -277,10 +218,9 @@ def _stats_by_player(
 def player_hands(session: Session, player_id: int, limit: int = 1000) -> list[PlayerHand]:
     """The player's newest `limit` hands (a merged player's included), oldest first."""
     player_or_raise(session, player_id)
-    seats = select(SeatModel.session_id, SeatModel.seat).where(
-        SeatModel.player_id.in_(members(session, player_id))
-    )
-    seat_of = {int(sid): int(seat) for sid, seat in session.execute(seats)}
+    seat_of = {
+        int(sid): int(seat) for sid, seat, _ in session.execute(_seats_of(session, player_id))
+    }
     if not seat_of:
         return []
     query = (
@@ -400,15 +340,6 @@ RANKED: Final[dict[str, bool]] = {
     "self_draw_rate": False, "deal_in_rate": True, "tai_per_win": False, "hands": False,
     "dealer_wins": False, "longest_streak": False,
 }  # fmt: skip
-
-
-class Standing(_Row):
-    """A player's place on a leaderboard."""
-
-    rank: int = Field(description="1 for the best; players of equal value share a rank")
-    player: PlayerRow
-    value: float | None = Field(description="the figure ranked by")
-    hands: int = Field(description="hands played in the span")
 
 
 def leaderboard(

@@ -221,3 +221,77 @@ class TokenRow(_Row):
     label: str = Field(description="who or what holds it")
     created_at: float = Field(description="when it was made (Unix seconds)")
     revoked_at: float | None = Field(description="when it was revoked; null while valid")
+
+
+# --- players (table_service/store/players.py counts them) ---
+
+
+class PlayerRow(_Row):
+    """A player of the club's list."""
+
+    id: int = Field(description="the player's id")
+    name: str = Field(description="the name shown (unique in the club)")
+    nickname: str | None = Field(description="a nickname, if any")
+    member_no: str | None = Field(description="the club's member number, if any")
+    merged_into: int | None = Field(description="the player this one was merged into")
+    created_at: float = Field(description="when the player was added (Unix seconds)")
+
+
+class ItemWins(_Row):
+    """A 台 item and how many of the player's wins had it."""
+
+    id: str = Field(description="the item's id (GET /api/vocabulary names it)")
+    wins: int
+
+
+class PlayerStats(_Row):
+    """A player's figures over the hands of the sessions they sat in (within a span)."""
+
+    player_id: int
+    sessions: int = Field(description="sessions in which the player played a hand")
+    hands: int = Field(description="hands played (every result)")
+    wins: int = Field(description="hands won (a 花胡 included)")
+    self_draws: int = Field(description="wins every other seat paid (自摸)")
+    discard_wins: int = Field(description="wins one seat paid (on a discard, a robbed kong)")
+    deal_ins: int = Field(description="放槍: wins by another seat on this player's discard")
+    false_wins: int = Field(description="詐胡 by this player")
+    violations: dict[str, int] = Field(description="violations flagged on this player, by code")
+    net: int = Field(description="money won less money lost (penalties included)")
+    won: int = Field(description="money won, over the hands and penalties that paid it")
+    lost: int = Field(description="money lost")
+    win_rate: float | None = Field(description="wins / hands")
+    self_draw_rate: float | None = Field(description="self-draws / wins")
+    deal_in_rate: float | None = Field(description="deal-ins / hands")
+    tai_per_win: float | None = Field(description="average 台 of a win")
+    tai_per_deal_in: float | None = Field(description="average 台 of a win dealt in")
+    dealer_hands: int = Field(description="hands as the dealer")
+    dealer_wins: int = Field(description="hands won as the dealer")
+    longest_streak: int = Field(description="the longest 連莊 held (N of 連N)")
+    biggest_hand: int | None = Field(description="the id of the win of most 台")
+    biggest_tai: int | None = Field(description="its 台")
+    top_items: list[ItemWins] = Field(description="the 台 items won most often, most first")
+
+
+class PlayerHand(_Row):
+    """One hand a player played, as their charts read it."""
+
+    hand_id: int
+    session_id: int
+    table: str
+    hand_no: int = Field(description="the hand's number in its session")
+    at: float = Field(description="when it ended (Unix seconds)")
+    seat: int = Field(description="the player's seat")
+    result: str = Field(description="win, flower_win, false_win or drawn")
+    won: bool = Field(description="the player won it")
+    dealt_in: bool = Field(description="the player dealt the winning tile in (放槍)")
+    tai: int = Field(description="the hand's 台 (a 詐胡's 牌面)")
+    net: int = Field(description="the player's money of the hand")
+
+
+class Standing(_Row):
+    """A player's place on a leaderboard."""
+
+    rank: int = Field(description="1 for the best; players of equal value share a rank")
+    player: PlayerRow
+    value: float | None = Field(description="the figure ranked by")
+    hands: int = Field(description="hands played in the span")

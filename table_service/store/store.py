@@ -63,7 +63,6 @@ from table_service.store.models import (
     TokenModel,
     ViolationModel,
 )
-from table_service.store.players import PlayerHand, PlayerRow, PlayerStats, Standing
 from table_service.store.projector import (
     LOG_COLUMNS,
     LogReader,
@@ -81,7 +80,11 @@ from table_service.store.rows import (
     FaultRow,
     HandRow,
     LedgerRow,
+    PlayerHand,
+    PlayerRow,
+    PlayerStats,
     SessionRow,
+    Standing,
     StandingRow,
     Status,
     TokenRow,
