@@ -191,6 +191,7 @@ class MirrorCore:
             for meld in s.melds:
                 if tile in meld.tiles:
                     meld.tiles.remove(tile)
+                    s.changed()
 
     # --- calls across the parts ----------------------------------------------------
 

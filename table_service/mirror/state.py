@@ -77,17 +77,30 @@ class SeatState:
     round_discards: set[int] = field(default_factory=set)  # kinds discarded since own discard
     last_drawn: int | None = None  # the last tile this seat drew (its self-draw's winning tile)
     last_from_back: bool = False  # … and whether it came from the 槓尾
+    # What the tiles above give, kept until they change (`changed`): every discard asks
+    # each other seat whether it wins on it. Class defaults, so an older snapshot's seat
+    # (pickled without them) computes them afresh.
     _waits: list[int] | None = None
+    _counts: list[int] | None = None
+    _held: list[int] | None = None
+    _complete: bool | None = None
 
     def counts(self) -> list[int]:
-        return kind_counts(self.concealed)
+        """The concealed tiles by kind (shared: copy it before changing it)."""
+        if self._counts is None:
+            self._counts = kind_counts(self.concealed)
+        return self._counts
 
     def held(self) -> list[int]:
-        """Every copy the seat holds, melds included (a kind held four times is no wait)."""
-        return kind_counts([*self.concealed, *(t for m in self.melds for t in m.tiles)])
+        """Every copy the seat holds, melds included (a kind held four times is no wait);
+        shared like `counts`."""
+        if self._held is None:
+            self._held = kind_counts([*self.concealed, *(t for m in self.melds for t in m.tiles)])
+        return self._held
 
     def changed(self) -> None:
-        self._waits = None
+        """The seat's tiles moved (its hand or its melds): what they gave is read anew."""
+        self._waits = self._counts = self._held = self._complete = None
 
     def waits(self) -> list[int]:
         """Kinds that complete a 3n+1 hand (假聽 excluded); cached until the hand changes."""
@@ -100,9 +113,9 @@ class SeatState:
 
     def waits_before_win(self, drawn: int) -> list[int]:
         """The waits the hand had before `drawn` arrived (禁制 5 asks what it waited on)."""
-        counts = self.counts()
+        counts = list(self.counts())
         counts[tile_kind(drawn)] -= 1
-        held = self.held()
+        held = list(self.held())
         held[tile_kind(drawn)] -= 1
         return wait_kinds(counts, held)
 
@@ -111,7 +124,9 @@ class SeatState:
         return [tile_kind(t) for t in self.concealed if t in self.shown]
 
     def is_complete(self) -> bool:
-        return is_complete(self.counts())
+        if self._complete is None:
+            self._complete = is_complete(self.counts())
+        return self._complete
 
     @property
     def size(self) -> int:

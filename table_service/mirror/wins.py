@@ -522,7 +522,9 @@ class WinsMixin(MirrorCore):
                 if claim.tile in meld.tiles and meld.kind == "kong_added":
                     meld.tiles.remove(claim.tile)
                     meld.kind = "pong"  # 搶槓: the kong falls back to its pong
+                    hand.seats[place[1]].changed()
         hand.seats[claim.seat].concealed.append(claim.tile)
+        hand.seats[claim.seat].changed()
         hand.where[claim.tile] = ("hand", claim.seat)
 
 
