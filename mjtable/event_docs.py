@@ -131,6 +131,15 @@ def _example_records() -> list[BaseModel]:
             codes=[], net=[-260, 0, 260, 0],
             payments=[payment],
             next=r.NextDeal(dealer=1, streak=0, round_wind="E"),
+            play=r.HandPlay(
+                seconds=214.6, go_rounds=9, wait="closed", waits=["3m"], deal_in_round=9,
+                seats=[
+                    r.SeatPlay(ready_round=None, turns=9, turn_ms=41200),
+                    r.SeatPlay(ready_round=7, turns=8, turn_ms=36900),
+                    r.SeatPlay(ready_round=5, turns=9, turn_ms=52300),
+                    r.SeatPlay(ready_round=None, turns=8, turn_ms=30100),
+                ],
+            ),
         ),
         r.Summary(
             events=4212, duplicates=3, gaps=0, hands=14, violations=2, faults=1,
@@ -314,7 +323,7 @@ def _records_part() -> list[str]:
         "shapes (replay-format.md, the replay interface). Records caused by an event carry its "
         "`boot_id` and `seq`; a violation or a fault never stops the mirror.",
     ]
-    nested = (r.Item, r.PaymentRecord, r.NextDeal)
+    nested = (r.Item, r.PaymentRecord, r.NextDeal, r.HandPlay, r.SeatPlay)
     for record in _example_records():
         cls = type(record)
         kind = cls.model_fields["type"].default

@@ -40,7 +40,7 @@ from hil_tests.simulator.wall import Place, Wall
 from table_service.mirror.records import DEAD_HAND_CODES
 from table_service.rules import HandOutcome, Profile, parse_hand, score, settle
 from table_service.rules.settlement import Payment, net
-from table_service.rules.shapes import is_complete, wait_kinds
+from table_service.rules.shapes import is_complete, wait_kinds, wait_shape
 from table_service.rules.table import (
     DEAL_ROUNDS,
     NO_CLAIM_DRAWABLE,
@@ -146,6 +146,16 @@ class HandResult:
     violations: list[InjectedViolation] = field(default_factory=list)  # breaches, in order
     codes: list[str] = field(default_factory=list)  # a false win's codes (replay-format.md)
     situations: list[Injected] = field(default_factory=list)  # no-breach cases, sensor faults
+    # what only the sensors see of play (the players' statistics): each seat's go-round
+    # (its own discards) whose discard first left it ready; a win's wait (the kinds it
+    # waited on, its shape) and the go-round of the discard (or kong) dealt in
+    ready_rounds: list[int | None] = field(default_factory=lambda: [None] * SEATS)
+    win_waits: list[int] = field(default_factory=list)
+    win_wait: str | None = None
+    deal_in_round: int | None = None
+    # each turn: (seat, the message that began it, its discard)
+    turn_spans: list[tuple[int, Message, Message]] = field(default_factory=list)
+    discards_made: list[int] = field(default_factory=lambda: [0] * SEATS)
 
     @property
     def dealer_won(self) -> bool:
@@ -215,12 +225,21 @@ class HandSim:
         self.dice = (1, 1, 1)
         self.first_discard_done = [False] * SEATS
         self.round_discards: list[list[int]] = [[] for _ in range(SEATS)]  # kinds per go-round
+        self.ready_rounds: list[int | None] = [None] * SEATS
+        self.discards_made = [0] * SEATS  # (a player's `discards` lose the ones claimed)
+        self.turn_began: list[Message | None] = [None] * SEATS  # the message beginning its turn
+        self.turn_spans: list[tuple[int, Message, Message]] = []
+        self.last_message: Message | None = None
+        self.last_draw: Message | None = None  # the last TileDrawn message
+        self.win_truth: tuple[list[int], str] | None = None
+        self.deal_in_truth: int | None = None
         self.result: HandResult | None = None
 
     # --- plumbing ---------------------------------------------------------------
 
     def emit(self, message: Message) -> None:
         self.events += 1
+        self.last_message = message
         self._emit(message)
 
     def _dare(self, code: str) -> bool:
@@ -255,6 +274,7 @@ class HandSim:
             self.emit(message)
         else:
             self._breach(code, player, message)
+        self.last_draw = message
         self.emit(TilesLeft(self.wall.tiles_left))
         return tile
 
@@ -316,6 +336,7 @@ class HandSim:
                     self.players[seat].hand.append(self._draw(self.players[seat], End.FRONT))
         dealer = self.players[self.deal.dealer]
         dealer.hand.append(self._draw(dealer, End.FRONT))
+        self.turn_began[dealer.seat] = self.last_draw  # its first turn: the deal's last tile
 
     def _replace_dealt_flowers(self) -> None:
         """補花: in turn order from the dealer, pass after pass until no flower is left."""
@@ -415,6 +436,8 @@ class HandSim:
                 self._reserve_draw(player)
             self._draw_game()
         tile = self._draw(player, end, turn)
+        if turn:
+            self.turn_began[player.seat] = self.last_draw
         replaced = end == End.BACK
         if turn and is_flower_tile(tile) and self._dare("flower_discarded"):
             self._throw_flower(player, tile)
@@ -639,6 +662,13 @@ class HandSim:
         if player.passed_win and tile_kind(tile) not in player.waits():
             player.passed_win = False  # D1
         self.first_discard_done[player.seat] = True
+        self.discards_made[player.seat] += 1
+        began, discard = self.turn_began[player.seat], self.last_message
+        if began is not None and discard is not None:
+            self.turn_spans.append((player.seat, began, discard))
+            self.turn_began[player.seat] = None
+        if self.ready_rounds[player.seat] is None and player.waits():
+            self.ready_rounds[player.seat] = self.discards_made[player.seat]
         self._show_dazi(player)
         self._show_by_fault(player)
         self.round_discards[player.seat] = []
@@ -770,6 +800,7 @@ class HandSim:
             self.emit(meld)
         else:
             self._breach(code, player, meld)
+        self.turn_began[player.seat] = self.last_message  # a claim begins its turn
 
     # --- injected breaches on a discard ------------------------------------------------
 
@@ -1112,7 +1143,18 @@ class HandSim:
         result = score(parse_hand(declaration), self.profile)
         assert result.valid, (declaration, result.reason)
         kind = {"self_draw": "self_draw", "discard": "discard", "robbing_kong": "robbing_kong"}[win]
+        self._wait_truth(player, winning_kind, payer, kind)
         self._finish(player, payer, kind, declaration, result.to_json())
+
+    def _wait_truth(self, player: Player, won: int, payer: int | None, kind: str) -> None:
+        """The win's wait (the hand before its winning tile) and the go-round dealt in at."""
+        counts, held = player.counts(), player.held()
+        counts[won] -= 1
+        held[won] -= 1
+        self.win_truth = (wait_kinds(counts, held), str(wait_shape(counts, won, held)))
+        if payer is not None and kind in ("discard", "robbing_kong"):
+            made = self.discards_made[payer]
+            self.deal_in_truth = made if kind == "discard" else made + 1
 
     def _flower_win(
         self, player: Player, flower_win: str, payer: int | None, robbed: int | None
@@ -1133,6 +1175,7 @@ class HandSim:
             declaration["robbed_flower"] = flower_code(tile_flower(robbed))
         settle_kind = flower_win
         if player.is_complete():
+            self._wait_truth(player, tile_kind(tile), payer, settle_kind)
             declaration.update(self._declaration(player, tile_kind(tile), "self_draw"))
             declaration["replacement"] = True
             self.emit(HandRevealed(player.seat, tuple(player.hand)))
@@ -1167,6 +1210,12 @@ class HandSim:
 
     def _record_truth(self, result: HandResult) -> None:
         result.events = self.events
+        result.ready_rounds = list(self.ready_rounds)
+        result.turn_spans = list(self.turn_spans)
+        result.discards_made = list(self.discards_made)
+        if result.end == "win" and self.win_truth is not None:
+            result.win_waits, result.win_wait = self.win_truth
+            result.deal_in_round = self.deal_in_truth
         result.hands = [list(p.hand) for p in self.players]
         result.melds = [[list(m.tiles) for m in p.melds] for p in self.players]
         result.flowers = [list(p.flowers) for p in self.players]

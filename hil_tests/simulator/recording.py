@@ -27,12 +27,14 @@ def event_of(message: Message, table: str, boot_id: int, seq: int, ts: float = 0
 class RecordedHand:
     """One hand's events and ground truth; `breaches` as (boot_id, seq, seat, code, also)
     (`also`: the seq of an earlier event of the same act, or 0), and `faults` (boot_id,
-    seq, seat, fault code) for the sensor faults the mirror must see through (a re-read)."""
+    seq, seat, fault code) for the sensor faults the mirror must see through (a re-read);
+    `turns` as (seat, seq of the event that began the turn, seq of its discard)."""
 
     events: list[Event]
     truth: HandResult
     breaches: list[tuple[int, int, int, str, int]] = field(default_factory=list)
     faults: list[tuple[int, int, int, str]] = field(default_factory=list)
+    turns: list[tuple[int, int, int]] = field(default_factory=list)
 
 
 def record_game(
@@ -67,5 +69,6 @@ def record_game(
             for s in truth.situations
             if s.fault is not None
         ]
-        recorded.append(RecordedHand(events, truth, breaches, sensor))
+        turns = [(seat, seq_of[id(a)], seq_of[id(b)]) for seat, a, b in truth.turn_spans]
+        recorded.append(RecordedHand(events, truth, breaches, sensor, turns))
     return recorded

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from table_service.mirror import play
 from table_service.mirror.core import MirrorCore, _codes
 from table_service.mirror.state import HandState, MeldState, Pending, SeatState
 from table_service.rules.table import (
@@ -72,6 +73,7 @@ class ClaimsMixin(MirrorCore):
         s.river.append(tile)
         hand.where[tile] = ("river", seat)
         s.discards_made += 1
+        play.discarded(s, self._ts)
         kept = [t for t in s.concealed if is_flower_tile(t) and t not in s.flagged]
         if not flower and s.owed == 0 and kept:
             s.flagged.update(kept)  # once per flower: the breach is keeping it, not each turn
@@ -245,6 +247,7 @@ class ClaimsMixin(MirrorCore):
             pending.melded_by = seat
         hand.turn, hand.step = seat, "discard"
         hand.turn_start = "claimed_kong" if meld == "kong_exposed" else "claimed"
+        play.turn_began(s, self._ts)
         hand.kong_this_turn = meld == "kong_exposed"
         s.last_drawn = None
         if meld == "pong":

@@ -33,6 +33,8 @@ MIRROR_FORMAT: Final = 2
 class MirrorCore:
     """The state of one table's referee and the helpers every part of it uses."""
 
+    _ts: float = 0.0  # (a mirror pickled before it had one reads this)
+
     def __init__(self, table: str) -> None:
         self.table = table
         self.session: SessionStart | None = None
@@ -53,6 +55,7 @@ class MirrorCore:
         self._out: list[Record] = []
         self._boot = 0
         self._seq = 0
+        self._ts = 0.0  # the event's time (the bridge's): the play's figures (play.py)
         self._claim: WinClaim | None = None
         self._lost: set[int] = set()  # seats whose 胡 lost on priority to the claim (攔胡)
         self._settled: WinClaim | None = None  # the claim that ended the hand last judged

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from table_service.mirror import passes
+from table_service.mirror import passes, play
 from table_service.mirror.core import MirrorCore, _place_text
 from table_service.mirror.state import HandState, TurnStart
 from table_service.rules.table import DEAL_ROUNDS, SEATS, Deal, counted_seat
@@ -175,6 +175,7 @@ class DrawingMixin(MirrorCore):
             hand.phase = "play"
             hand.turn, hand.step, hand.turn_start = hand.dealer, "discard", "first"
             passes.first_passes(hand)
+            play.turn_began(hand.seats[hand.dealer], self._ts)
 
     def _learn_dealer(self, hand: HandState, seat: int) -> None:
         """After a hand that was not judged, the seat taking the first dealt tiles is the
@@ -269,6 +270,7 @@ class DrawingMixin(MirrorCore):
                 self._pass_win(s)
         hand.step, hand.turn_start, hand.kong_this_turn = "discard", how, False
         s.last_drawn, s.last_from_back = tile, how != "draw"
+        play.turn_began(s, self._ts)
         self._r5 = None
 
     def _draw_after_end(self, hand: HandState, seat: int, tile: int, back: bool) -> None:

@@ -34,6 +34,7 @@ from typing import Any, Final, cast
 from firmware_bridge.messages import Event
 from table_service.mirror.claims import ClaimsMixin
 from table_service.mirror.drawing import DEAL_TILES, DrawingMixin
+from table_service.mirror.play import hand_play
 from table_service.mirror.records import (
     HandRecord,
     HandResultKind,
@@ -176,7 +177,7 @@ class TableMirror(DrawingMixin, ClaimsMixin, WinsMixin):
         if self.session is None:  # a stream with no session start plays by the defaults
             self.session = SessionStart(table=self.table)  # (a ruling made before it stands)
         self._out = []
-        self._boot, self._seq = event.boot_id, event.seq
+        self._boot, self._seq, self._ts = event.boot_id, event.seq, event.ts
         gaps = self.gaps
         if not inserted and not self._admit(event.boot_id, event.seq):
             self.duplicates += 1
@@ -330,6 +331,7 @@ class TableMirror(DrawingMixin, ClaimsMixin, WinsMixin):
         if self.next_session is not None:  # asked for while the last hand was under way
             self._begin_session(self.next_session)
         self.hand = HandState([SeatState(s) for s in range(SEATS)], self.deal.dealer)
+        self.hand.began = self._ts
         if self._ruled_deal is not None:  # a ruling made while the last hand was under way
             self._take_deal(self._ruled_deal)
         self._settled = None
@@ -470,6 +472,7 @@ class TableMirror(DrawingMixin, ClaimsMixin, WinsMixin):
                     streak=nxt.streak,
                     round_wind=WINDS[nxt.round_wind],
                 ),
+                play=hand_play(hand, self._ts, seat, payer, kind, winning_tile),
             )
         )
         hand.phase = "over"

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from table_service.rules.rulebook import DEAD_HAND
 from table_service.rules.settlement import SettleKind
+from table_service.rules.shapes import WaitShape
 
 ViolationCode = Literal[
     "out_of_turn",
@@ -120,6 +121,37 @@ class NextDeal(_Record):
     round_wind: Wind
 
 
+class SeatPlay(_Record):
+    """One seat's play in a hand, as only the sensors see it."""
+
+    ready_round: int | None = Field(
+        description="the go-round (巡: its own discards, counted from 1) whose discard first "
+        "left its hand ready; null when never ready"
+    )
+    turns: int = Field(description="turns that ended in a discard (a draw or a claim first)")
+    turn_ms: int = Field(
+        description="the time those turns took, from the draw or claim to the discard"
+    )
+
+
+class HandPlay(_Record):
+    """What a hand's play showed beyond its result: its length, the winner's wait, the
+    go-round a tile was dealt in at, each seat's readiness and pace. Read from the events'
+    times (the bridge's) and tiles, so a referee's ruling changes it like the result."""
+
+    seconds: float = Field(description="from the shuffle to the hand's end")
+    go_rounds: int = Field(description="the most discards any seat made (巡)")
+    wait: WaitShape | None = Field(
+        description="the winner's wait (single, edge, closed: 獨聽; two_sided, double_pong, "
+        "multi); null with no winning tile"
+    )
+    waits: list[str] = Field(description="the kinds the winner waited on (codes)")
+    deal_in_round: int | None = Field(
+        description="the go-round of the payer's discard (or robbed kong) won on; null otherwise"
+    )
+    seats: list[SeatPlay] = Field(description="each seat's play, by seat")
+
+
 class HandRecord(_Record):
     """A hand ended: its result, 台 breakdown, money and the next deal."""
 
@@ -145,6 +177,7 @@ class HandRecord(_Record):
     net: list[int] = Field(description="each seat's money for this hand, summing to 0")
     payments: list[PaymentRecord]
     next: NextDeal | None = Field(description="the next hand's deal; null when the 將 is over")
+    play: HandPlay | None = Field(None, description="what the sensors saw of its play")
 
 
 class Summary(_Record):

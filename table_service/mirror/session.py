@@ -71,9 +71,7 @@ class SessionStart(BaseModel):
 
     def preset(self) -> str:
         """The preset the profile starts from."""
-        if isinstance(self.profile, str):
-            return self.profile
-        return str(self.profile.get("preset", PRESETS[0]))
+        return preset_of(self.profile)
 
     def deal(self, table: Deal = NEW_TABLE) -> Deal:
         """Where the 將 stands: what this start names, the rest as `table` stands."""
@@ -100,3 +98,10 @@ def _profile_of(spec: str | dict[str, Any], base: int, per_tai: int) -> Profile:
     ):
         profile = profile_from_mapping(values, f"{preset} (changed)")
     return profile
+
+
+def preset_of(spec: str | dict[str, Any]) -> str:
+    """The preset a session's profile (a preset's name, or overrides of one) starts from."""
+    if isinstance(spec, str):
+        return spec
+    return str(spec.get("preset", PRESETS[0]))

@@ -80,6 +80,11 @@ class SeatState:
     # What the tiles above give, kept until they change (`changed`): every discard asks
     # each other seat whether it wins on it. Class defaults, so an older snapshot's seat
     # (pickled without them) computes them afresh.
+    # its play, for the players' statistics (play.py); plain defaults, as above
+    ready_round: int | None = None
+    turns: int = 0
+    turn_ms: int = 0
+    turn_began: float | None = None
     _waits: list[int] | None = None
     _counts: list[int] | None = None
     _held: list[int] | None = None
@@ -262,6 +267,7 @@ class HandState:
     shown_by: int | None = None  # the seat that laid its hand down to end it (a win, a 詐胡)
     unseen: bool = False  # its beginning was not seen: followed, never judged (replay-format)
     flower_pass: dict[int, int] = field(default_factory=dict)  # 補花: a flower's pass (passes.py)
+    began: float | None = None  # its shuffle's time (the bridge's), for its length
 
     @property
     def drawable(self) -> int:

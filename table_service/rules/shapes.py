@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from functools import cache
 from itertools import product
 from operator import mul
-from typing import Final, NamedTuple
+from typing import Final, Literal, NamedTuple
 
 from table_service.rules.tiles import FIRST_HONOUR, N_KINDS
 
@@ -207,3 +207,41 @@ def completes(shown: Sequence[int], kind: int) -> bool:
     suit = kind // 9
     mates = {k for k in shown if k < FIRST_HONOUR and k // 9 == suit}
     return any({kind + a, kind + b} <= mates for a, b in ((-2, -1), (-1, 1), (1, 2)))
+
+
+# A winning hand's wait, as a player's statistics read it: the three 獨聽 shapes (one kind
+# completes the hand, §4 I3), and the waits of two kinds or more.
+WaitShape = Literal["single", "edge", "closed", "two_sided", "double_pong", "multi", "other"]
+WAIT_SHAPES: Final[tuple[str, ...]] = WaitShape.__args__  # type: ignore[attr-defined]
+
+
+def wait_shape(counts: Sequence[int], won: int, held: Sequence[int] | None = None) -> WaitShape:
+    """How the concealed hand `counts` (before the winning tile) waited for kind `won`.
+
+    One kind: 單釣 `single` (the tile pairs), 邊張 `edge` (12 waiting 3, 89 waiting 7),
+    中洞 `closed` (13 waiting 2), read from the completed hand, a pair first (the reading
+    that makes it 獨聽 for certain). Two kinds: `double_pong` (雙碰, two pairs waiting
+    for a third) or `two_sided`; three or more, `multi`. `other`: a shape no standard
+    reading has (a 嚦咕嚦咕)."""
+    waits = wait_kinds(counts, held)
+    if won not in waits:
+        return "other"
+    if len(waits) >= 3:
+        return "multi"
+    if len(waits) == 2:
+        return "double_pong" if all(counts[k] == 2 for k in waits) else "two_sided"
+    complete = list(counts)
+    complete[won] += 1
+    shapes = set()
+    for reading in readings(complete):
+        if reading.pair == won:
+            shapes.add("single")
+        for low, sequence in reading.sets:
+            if sequence and low <= won <= low + 2:
+                middle = won == low + 1
+                edge = (won == low + 2 and low % 9 == 0) or (won == low and low % 9 == 6)
+                shapes.add("closed" if middle else "edge" if edge else "two_sided")
+    for shape in ("single", "closed", "edge", "two_sided"):  # two_sided: its other side is
+        if shape in shapes:  # all held (假聽 of I3), so one kind waits in a two-sided shape
+            return shape
+    return "other"

@@ -109,6 +109,10 @@ TableFilter = Annotated[
     str | None, Query(pattern=TABLE_PATTERN, description="only this table's (a table id)")
 ]
 SessionFilter = Annotated[int | None, Query(ge=1, le=MAX_ID, description="only this session's")]
+ProfileFilter = Annotated[
+    Literal[*PRESETS] | None,  # type: ignore[valid-type]
+    Query(description="only the sessions played by this rule profile (a preset)"),
+]
 HandId = Annotated[int, Path(ge=1, le=MAX_ID, description="a hand's id")]
 SessionId = Annotated[int, Path(ge=1, le=MAX_ID, description="a session's id")]
 ViolationId = Annotated[int, Path(ge=1, le=MAX_ID, description="a violation's id")]
@@ -432,12 +436,16 @@ CSP = (
 DOCS_CSP = CSP.replace("style-src 'self'", "style-src 'self' 'unsafe-inline'")  # Swagger UI
 
 
+def _day(at: float | None) -> str | None:
+    """A time as its UTC date, for a file's name."""
+    return None if at is None else datetime.fromtimestamp(at, UTC).date().isoformat()
+
+
 def csv_name(session: SessionRow) -> str:
     """The session's CSV file name: session-<id>-<table>-<start date, UTC>.csv (ASCII only,
     so every browser keeps it)."""
     table = re.sub(r"[^A-Za-z0-9_-]", "_", session.table)
-    day = datetime.fromtimestamp(session.started_at, UTC).date().isoformat()
-    return f"session-{session.id}-{table}-{day}.csv"
+    return f"session-{session.id}-{table}-{_day(session.started_at)}.csv"
 
 
 def create_app(
@@ -863,10 +871,12 @@ def create_app(
         session_id: SessionFilter = None,
         since: Seconds = None,
         until: Seconds = None,
+        profile: ProfileFilter = None,
     ) -> PlayerStats:
         """A player's figures over the hands they played (a merged player's included),
-        in one session or a span of time: the records' own, so a ruling moves them."""
-        found = await kept(store.player_stats, player_id, session_id, since, until)
+        in one session, a span of time or one rule profile: the records' own, so a ruling
+        moves them."""
+        found = await kept(store.player_stats, player_id, session_id, since, until, profile)
         return cast(PlayerStats, found)
 
     @app.get("/api/players/{player_id}/hands", responses=READ_ONE)
@@ -888,10 +898,35 @@ def create_app(
         since: Seconds = None,
         until: Seconds = None,
         min_hands: Annotated[int, Query(ge=0, le=1_000_000, description="fewer: not ranked")] = 0,
+        profile: ProfileFilter = None,
     ) -> list[Standing]:
         """The club's players ranked by one figure over a span (a deal-in rate: the lowest
         first); players of equal value share a rank."""
-        return list(await db(store.leaderboard, figure, since, until, min_hands))
+        return list(await db(store.leaderboard, figure, since, until, min_hands, profile))
+
+    @app.get(
+        "/api/players.csv",
+        response_class=PlainTextResponse,
+        responses={
+            200: {
+                "description": "every listed player's figures over the span, a row each "
+                "(UTF-8 with a BOM, named players-<from>-<to>.csv)",
+                "content": {"text/csv": {"schema": {"type": "string"}}},
+            },
+            **READ,
+        },
+    )
+    async def players_csv(
+        since: Seconds = None, until: Seconds = None, profile: ProfileFilter = None
+    ) -> PlainTextResponse:
+        """The players' figures as a spreadsheet: the same figures as
+        /api/players/{id}/stats, a column each."""
+        name = f"players-{_day(since) or 'start'}-{_day(until) or 'now'}.csv"
+        return PlainTextResponse(
+            await db(store.players_csv, since, until, profile),
+            media_type="text/csv; charset=utf-8",
+            headers={"Content-Disposition": f'attachment; filename="{name}"'},
+        )
 
     @app.get("/api/tokens", responses=errors(401, 403, 422, 429))
     async def tokens(_: AdminToken, limit: Limit = 100, before: Before = None) -> list[TokenRow]:

@@ -127,6 +127,8 @@ class HandModel(Base):
     net: Mapped[list[Any]] = mapped_column(JSON)
     payments: Mapped[list[Any]] = mapped_column(JSON)
     next: Mapped[dict[str, Any] | None] = mapped_column(JSON(none_as_null=True))
+    # what the sensors saw of its play (records.HandPlay); null for hands stored before it
+    play: Mapped[dict[str, Any] | None] = mapped_column(JSON(none_as_null=True))
 
 
 class LedgerLine(Base):

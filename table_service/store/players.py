@@ -8,6 +8,8 @@ history counts under the player it joined.
 
 from __future__ import annotations
 
+import csv
+import io
 import time
 from collections import Counter, defaultdict
 from typing import Any, Final, NamedTuple
@@ -16,6 +18,9 @@ from sqlalchemy import Select, case, func, literal, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from table_service.mirror.records import VIOLATION_CODES
+from table_service.mirror.session import preset_of
+from table_service.rules.shapes import WAIT_SHAPES
 from table_service.store.errors import InvalidEntry, NotFound
 from table_service.store.models import (
     HandModel,
@@ -136,15 +141,28 @@ def player_stats(
     session_id: int | None = None,
     since: float | None = None,
     until: float | None = None,
+    profile: str | None = None,
 ) -> PlayerStats:
     """The player's figures over the hands of their seats (a merged player's included),
-    within a session or a span of time (a hand's time: the entry that ended it)."""
+    within a session or a span of time (a hand's time: the entry that ended it), and in
+    the sessions of one rule profile (the preset they started from)."""
     player_or_raise(session, player_id)
     seats = _seats_of(session, player_id)
     if session_id is not None:
         seats = seats.where(SeatModel.session_id == session_id)
+    if profile is not None:
+        seats = seats.where(SeatModel.session_id.in_(_sessions_of(session, seats, profile)))
     found = _stats_by_player(session, seats, since, until).get(player_id)
     return found if found is not None else _figures(player_id, {}, [], [], Counter())
+
+
+def _sessions_of(session: Session, seats: Select[int, int, int], profile: str) -> list[int]:
+    """Of the sessions `seats` names, those played by the preset `profile` (a session's
+    profile is a preset's name or its overrides of one; compared here, not in SQL, where
+    the two databases read JSON differently)."""
+    ids = select(seats.subquery().c[0])
+    query = select(SessionModel.id, SessionModel.profile).where(SessionModel.id.in_(ids))
+    return [sid for sid, spec in session.execute(query) if preset_of(spec) == profile]
 
 
 # A hand's columns the figures read (`_figures`), not the ORM object: an object and its
@@ -152,6 +170,7 @@ def player_stats(
 HAND_FIGURES: Final = (
     HandModel.id, HandModel.session_id, HandModel.seat, HandModel.payer, HandModel.dealer,
     HandModel.result, HandModel.kind, HandModel.tai, HandModel.streak, HandModel.items,
+    HandModel.play,
 )  # fmt: skip
 WON_LOST: Final = (
     func.sum(case((LedgerLine.amount > 0, LedgerLine.amount), else_=0)),
@@ -270,6 +289,7 @@ class _Hand(NamedTuple):
     tai: int
     streak: int
     items: list[dict[str, Any]]
+    play: dict[str, Any] | None  # HandPlay's JSON; None for a hand stored before it
 
 
 def _figures(
@@ -304,6 +324,7 @@ def _figures(
         items.update({str(item["id"]) for item in hand.items})
     count = len(hands)
     return PlayerStats(
+        **_sensed(seat_of, hands, wins, dealt_in),
         player_id=player_id,
         sessions=len({h.session_id for h in hands}),
         hands=count,
@@ -330,16 +351,61 @@ def _figures(
     )
 
 
-def _ratio(part: int, whole: int) -> float | None:
+def _ratio(part: float, whole: int) -> float | None:
     return part / whole if whole else None
+
+
+def _sensed(
+    seat_of: dict[int, int], hands: list[_Hand], wins: list[_Hand], dealt_in: list[_Hand]
+) -> dict[str, Any]:
+    """The figures only the sensors give (each hand's `play`), over the hands that have it."""
+    sensed = [(h, h.play) for h in hands if h.play is not None]
+    mine = [play["seats"][seat_of[h.session_id]] for h, play in sensed]
+    ready = [s["ready_round"] for s in mine if s["ready_round"] is not None]
+    turns = sum(s["turns"] for s in mine)
+    shapes = Counter(str(h.play["wait"]) for h in wins if h.play and h.play["wait"])
+    rounds = [h.play["deal_in_round"] for h in dealt_in if h.play and h.play["deal_in_round"]]
+    return {
+        "sensed_hands": len(sensed),
+        "wait_shapes": {shape: shapes[shape] for shape in WAIT_SHAPES if shapes[shape]},
+        "ready_rate": _ratio(len(ready), len(sensed)),
+        "ready_round": _ratio(sum(ready), len(ready)),
+        "deal_in_round": _ratio(sum(rounds), len(rounds)),
+        "seconds_per_turn": _ratio(sum(s["turn_ms"] for s in mine) / 1000, turns),
+        "hand_seconds": _ratio(sum(play["seconds"] for _, play in sensed), len(sensed)),
+        "go_rounds": _ratio(sum(play["go_rounds"] for _, play in sensed), len(sensed)),
+    }
 
 
 # The figures a leaderboard ranks by, and whether less is better (a deal-in rate).
 RANKED: Final[dict[str, bool]] = {
     "net": False, "wins": False, "win_rate": False, "self_draws": False,
     "self_draw_rate": False, "deal_in_rate": True, "tai_per_win": False, "hands": False,
-    "dealer_wins": False, "longest_streak": False,
+    "dealer_wins": False, "longest_streak": False, "ready_rate": False, "ready_round": True,
+    "seconds_per_turn": True,
 }  # fmt: skip
+
+
+def everyones_stats(
+    session: Session,
+    since: float | None = None,
+    until: float | None = None,
+    profile: str | None = None,
+) -> list[tuple[PlayerRow, PlayerStats]]:
+    """Every listed player's figures over a span (merged players' seats under the player
+    kept), in one pass over the records; players with no hand there are left out."""
+    listed = session.scalars(
+        select(PlayerModel).where(PlayerModel.merged_into.is_(None)).order_by(PlayerModel.name)
+    )
+    kept = func.coalesce(PlayerModel.merged_into, PlayerModel.id)  # a merged seat: its player's
+    seats = select(SeatModel.session_id, SeatModel.seat, kept).join(
+        PlayerModel, PlayerModel.id == SeatModel.player_id
+    )
+    if profile is not None:
+        seats = seats.where(SeatModel.session_id.in_(_sessions_of(session, seats, profile)))
+    everyone = _stats_by_player(session, seats, since, until)
+    found = [(row, everyone.get(row.id)) for row in listed]
+    return [(player_row(row), stats) for row, stats in found if stats is not None and stats.hands]
 
 
 def leaderboard(
@@ -348,25 +414,17 @@ def leaderboard(
     since: float | None = None,
     until: float | None = None,
     min_hands: int = 0,
+    profile: str | None = None,
 ) -> list[Standing]:
     """The listed players (merged ones under the player kept) ranked by one figure over a
     span, those with fewer than `min_hands` hands (or no value) left out."""
     if figure not in RANKED:
         raise InvalidEntry(f"figure must be one of {', '.join(RANKED)}")
-    listed = session.scalars(select(PlayerModel).where(PlayerModel.merged_into.is_(None)))
-    kept = func.coalesce(PlayerModel.merged_into, PlayerModel.id)  # a merged seat: its player's
-    seats = select(SeatModel.session_id, SeatModel.seat, kept).join(
-        PlayerModel, PlayerModel.id == SeatModel.player_id
-    )
-    everyone = _stats_by_player(session, seats, since, until)
     scored = []
-    for row in listed:
-        stats = everyone.get(row.id)
-        if stats is None:
-            continue
+    for player, stats in everyones_stats(session, since, until, profile):
         value = getattr(stats, figure)
         if stats.hands >= max(min_hands, 1) and value is not None:
-            scored.append((float(value), player_row(row), stats.hands))
+            scored.append((float(value), player, stats.hands))
     scored.sort(key=lambda s: (s[0] if RANKED[figure] else -s[0], s[1].name))
     standings: list[Standing] = []
     for place, (value, player, hands) in enumerate(scored, 1):
@@ -374,3 +432,28 @@ def leaderboard(
         rank = standings[-1].rank if tied else place
         standings.append(Standing(rank=rank, player=player, value=value, hands=hands))
     return standings
+
+
+def stats_csv(rows: list[tuple[PlayerRow, PlayerStats]]) -> str:
+    """Players' figures as a spreadsheet (UTF-8 with a BOM): a row a player, a column a
+    figure as the API names it; violations and waits a column per code and shape, the 台
+    items won most often as `id×n` in one cell."""
+    scalar = [name for name in PlayerStats.model_fields
+              if name not in ("player_id", "violations", "wait_shapes", "top_items")]  # fmt: skip
+    out = io.StringIO()
+    out.write("\ufeff")
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow([
+        "player_id", "name", "nickname", "member_no", *scalar,
+        *(f"violations.{code}" for code in VIOLATION_CODES),
+        *(f"waits.{shape}" for shape in WAIT_SHAPES), "top_items",
+    ])  # fmt: skip
+    for player, stats in rows:
+        writer.writerow([
+            player.id, player.name, player.nickname or "", player.member_no or "",
+            *("" if (v := getattr(stats, name)) is None else v for name in scalar),
+            *(stats.violations.get(code, 0) for code in VIOLATION_CODES),
+            *(stats.wait_shapes.get(shape, 0) for shape in WAIT_SHAPES),
+            " ".join(f"{item.id}×{item.wins}" for item in stats.top_items),
+        ])  # fmt: skip
+    return out.getvalue()

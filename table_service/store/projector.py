@@ -309,7 +309,7 @@ class Projector:
             "tai": record.tai, "dealer_tai": record.dealer_tai,
             "winning_tile": record.winning_tile, "items": data["items"],
             "codes": data["codes"], "net": data["net"], "payments": data["payments"],
-            "next": data["next"],
+            "next": data["next"], "play": data["play"],
         }  # fmt: skip
         session_id = common["session_id"]
         lines: list[dict[str, Any]] = []

@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from table_service.mirror.records import HandPlay
 from table_service.mirror.rulings import RulingKind
 
 Status = Literal["open", "confirmed", "dismissed"]
@@ -117,6 +118,9 @@ class HandRow(_Row):
     net: list[int] = Field(description="each seat's money for the hand, summing to 0")
     payments: list[PaymentRow] = Field(description="who paid whom")
     next: NextDealRow | None = Field(description="the next deal; null when the 將 is over")
+    play: HandPlay | None = Field(
+        None, description="what the sensors saw of its play; null for a hand stored before"
+    )
 
 
 class LedgerRow(_Row):
@@ -270,6 +274,22 @@ class PlayerStats(_Row):
     biggest_hand: int | None = Field(description="the id of the win of most 台")
     biggest_tai: int | None = Field(description="its 台")
     top_items: list[ItemWins] = Field(description="the 台 items won most often, most first")
+    # what only the sensors see (HandPlay), over the hands that carry it
+    sensed_hands: int = Field(description="hands whose play the sensors saw (the figures below)")
+    wait_shapes: dict[str, int] = Field(
+        description="the waits of the wins: single, edge, closed (the 獨聽 shapes), "
+        "two_sided, double_pong, multi, other"
+    )
+    ready_rate: float | None = Field(description="hands in which the hand became ready / hands")
+    ready_round: float | None = Field(
+        description="the average go-round (巡) whose discard first left the hand ready"
+    )
+    deal_in_round: float | None = Field(description="the average go-round of a deal-in")
+    seconds_per_turn: float | None = Field(
+        description="the average time from the draw (or claim) to the discard"
+    )
+    hand_seconds: float | None = Field(description="the average length of a hand played")
+    go_rounds: float | None = Field(description="the average go-rounds (巡) of a hand played")
 
 
 class PlayerHand(_Row):

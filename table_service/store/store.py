@@ -743,9 +743,10 @@ class Store:
         session_id: int | None = None,
         since: float | None = None,
         until: float | None = None,
+        profile: str | None = None,
     ) -> PlayerStats:
         with self._read() as session:
-            return players.player_stats(session, player_id, session_id, since, until)
+            return players.player_stats(session, player_id, session_id, since, until, profile)
 
     def player_hands(self, player_id: int, limit: int = 1000) -> list[PlayerHand]:
         with self._read() as session:
@@ -757,9 +758,17 @@ class Store:
         since: float | None = None,
         until: float | None = None,
         min_hands: int = 0,
+        profile: str | None = None,
     ) -> list[Standing]:
         with self._read() as session:
-            return players.leaderboard(session, figure, since, until, min_hands)
+            return players.leaderboard(session, figure, since, until, min_hands, profile)
+
+    def players_csv(
+        self, since: float | None = None, until: float | None = None, profile: str | None = None
+    ) -> str:
+        """Every listed player's figures over a span, as a spreadsheet."""
+        with self._read() as session:
+            return players.stats_csv(players.everyones_stats(session, since, until, profile))
 
     def seated_elsewhere(self, player_ids: list[int], table: str) -> list[tuple[int, str]]:
         """Which of these players sit in a session not ended at another table."""

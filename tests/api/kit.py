@@ -79,6 +79,18 @@ def events_of(game: Sequence[RecordedHand], table: str) -> list[Event]:
     return retable([e for hand in game for e in hand.events], table)
 
 
+def timed(game: Sequence[RecordedHand]) -> dict[int, float]:
+    """A time for every event (seq → Unix seconds), uneven as a table's pace is and always
+    forward (0.5–2 s a step): the players' figures of time read these."""
+    return {e.seq: 1.7e9 + 2.0 * e.seq + (e.seq % 7) * 0.25 for h in game for e in h.events}
+
+
+def timed_events(game: Sequence[RecordedHand], table: str) -> list[Event]:
+    """`events_of` with each event at its `timed` time."""
+    ts = timed(game)
+    return [e.model_copy(update={"ts": ts[e.seq]}) for e in events_of(game, table)]
+
+
 async def until(check: Callable[[], Any], timeout: float = 30.0, what: str = "") -> None:
     """Wait for `check()` to be true (a sync check is run in a thread: it may read the store)."""
     try:

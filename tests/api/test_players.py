@@ -5,13 +5,16 @@ tables: they agree exactly, on both databases."""
 
 from __future__ import annotations
 
+import csv
+import io
+from collections import Counter
 from itertools import pairwise
 from statistics import mean
 from typing import Any
 
 from hil_tests.simulator.recording import RecordedHand, record_game
 from hil_tests.simulator.violations import Violations
-from tests.api.kit import Api, events_of
+from tests.api.kit import Api, events_of, timed, timed_events
 
 NAMES = ["阿明", "Bea", "陳小華", "林志玲"]
 
@@ -22,6 +25,33 @@ async def add(api: Api, name: str, **more: Any) -> dict[str, Any]:
     )
     assert response.status_code == 201, response.text
     return dict(response.json())
+
+
+def sensed_truth_of(
+    game: list[RecordedHand], seat: int, ts: dict[int, float], ended: list[int]
+) -> dict[str, Any]:
+    """A seat's figures that only the sensors give, from the simulator's truth of each
+    hand (its readiness, each turn's first and last message, the winner's wait) and the
+    events' times; `ended`: the seq of the event that ended each hand."""
+    truths = [h.truth for h in game]
+    ready = [t.ready_rounds[seat] for t in truths if t.ready_rounds[seat] is not None]
+    spans = [(start, end) for h in game for who, start, end in h.turns if who == seat]
+    shuffles = [next(e.seq for e in h.events if e.body.kind == "shuffle_started") for h in game]
+    wins = [t for t in truths if t.end == "win" and t.winner == seat]
+    dealt_in = [
+        t.deal_in_round for t in truths
+        if t.end == "win" and t.payer == seat and t.settle_kind in ("discard", "robbing_kong")
+    ]  # fmt: skip
+    return {
+        "sensed_hands": len(game),
+        "wait_shapes": dict(Counter(str(t.win_wait) for t in wins)),
+        "ready_rate": len(ready) / len(game),
+        "ready_round": mean(ready) if ready else None,
+        "deal_in_round": mean(r for r in dealt_in if r) if dealt_in else None,
+        "seconds_per_turn": mean(ts[b] - ts[a] for a, b in spans) if spans else None,
+        "hand_seconds": mean(ts[e] - ts[s] for s, e in zip(shuffles, ended, strict=True)),
+        "go_rounds": mean(max(t.discards_made) for t in truths),
+    }
 
 
 def truth_of(game: list[RecordedHand], seat: int) -> dict[str, Any]:
@@ -95,8 +125,11 @@ async def test_each_players_figures_are_the_simulators_truth(api: Api) -> None:
     assert session["player_ids"] == ids
 
     game = record_game(3, 10, violations=Violations(0.03))  # 6 wins (2 self-drawn), 2 詐胡
-    await api.play("t1", events_of(game, "t1"))
-    assert len(await api.get("/api/tables/t1/hands", session_id=session_id)) == len(game)
+    ts = timed(game)
+    await api.play("t1", timed_events(game, "t1"))
+    hands = await api.get("/api/tables/t1/hands", session_id=session_id)
+    assert len(hands) == len(game)
+    ended = [h["seq"] for h in sorted(hands, key=lambda h: h["hand_no"])]
     expected_deal_ins = [truth_of(game, seat)["deal_ins"] for seat in range(4)]
     for seat, player_id in enumerate(ids):
         stats = await api.get(f"/api/players/{player_id}/stats")
@@ -105,6 +138,12 @@ async def test_each_players_figures_are_the_simulators_truth(api: Api) -> None:
         if expected["tai_per_win"] is not None:
             assert abs(got.pop("tai_per_win") - expected.pop("tai_per_win")) < 1e-9
         assert got == expected, (seat, got, expected)
+        sensed = sensed_truth_of(game, seat, ts, ended)
+        for figure, value in sensed.items():  # sums of times: equal to rounding
+            if isinstance(value, float):
+                assert abs(stats[figure] - value) < 1e-6, (seat, figure, stats[figure], value)
+            else:
+                assert stats[figure] == value, (seat, figure, stats[figure], value)
         assert stats["sessions"] == 1
         assert stats["win_rate"] == expected["wins"] / len(game)
         in_session = await api.get(f"/api/players/{player_id}/stats", session_id=session_id)
@@ -170,6 +209,39 @@ async def test_the_leaderboard_ranks_by_a_figure_over_a_span(api: Api) -> None:
             assert after["rank"] == (before["rank"] if tied else place)
     assert await api.get("/api/leaderboard", min_hands=11) == []  # ten hands each
     assert await api.get("/api/leaderboard", since=3.9e9) == []
+    by_profile = await api.get("/api/leaderboard", profile="mjonline")  # the session's preset
+    assert by_profile == await api.get("/api/leaderboard")
+    assert await api.get("/api/leaderboard", profile="seed001") == []  # none played by it
+    slower_first = await api.get("/api/leaderboard", figure="seconds_per_turn")
+    assert [s["value"] for s in slower_first] == sorted(figures[i]["seconds_per_turn"] for i in ids)
+
+    # The same figures as a spreadsheet, a row a player, a column a figure
+    response = await api.client.get("/api/players.csv")
+    assert response.status_code == 200 and response.headers["content-type"].startswith("text/csv")
+    assert "players-start-now.csv" in response.headers["content-disposition"]
+    rows = list(csv.DictReader(io.StringIO(response.text.removeprefix("\ufeff"))))
+    assert [int(r["player_id"]) for r in rows] == [  # by name
+        i for _, i in sorted(zip(NAMES, ids, strict=True))
+    ]
+    for row in rows:
+        stats = figures[int(row["player_id"])]
+        assert (int(row["hands"]), int(row["wins"]), int(row["net"])) == (
+            stats["hands"],
+            stats["wins"],
+            stats["net"],
+        )
+        assert row["name"] == NAMES[ids.index(int(row["player_id"]))]
+        waits = {k.removeprefix("waits."): int(v) for k, v in row.items() if k.startswith("waits.")}
+        assert {k: v for k, v in waits.items() if v} == stats["wait_shapes"]
+        flagged = {
+            k.removeprefix("violations."): int(v) for k, v in row.items()
+            if k.startswith("violations.") and v != "0"
+        }  # fmt: skip
+        assert flagged == stats["violations"]
+        tai = stats["tai_per_win"]
+        assert row["tai_per_win"] == ("" if tai is None else str(tai))
+    later = await api.client.get("/api/players.csv", params={"since": 3.9e9})
+    assert later.text.removeprefix("\ufeff").count("\n") == 1  # the heading alone
     bad = await api.client.get("/api/leaderboard", params={"figure": "luck"})
     assert bad.status_code == 422
     schema = api.app.openapi()["paths"]["/api/leaderboard"]["get"]["parameters"]

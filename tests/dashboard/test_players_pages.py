@@ -9,7 +9,7 @@ from typing import Any
 
 from hil_tests.simulator.recording import record_game
 from hil_tests.simulator.violations import Violations
-from tests.api.kit import events_of
+from tests.api.kit import timed_events
 from tests.dashboard.kit import PHONE, Chrome, Site, needs_browser, snap
 
 pytestmark = needs_browser
@@ -31,7 +31,7 @@ async def test_the_leaderboard_and_a_players_page(site: Site, chrome: Chrome) ->
         assert response.status_code == 201, response.text
         ids.append(response.json()["id"])
     await site.start_session("p1", NAMES, player_ids=ids)
-    await site.play("p1", events_of(record_game(3, 10, violations=Violations(0.03)), "p1"))
+    await site.play("p1", timed_events(record_game(3, 10, violations=Violations(0.03)), "p1"))
     stats: dict[int, Any] = {i: await site.get(f"/api/players/{i}/stats") for i in ids}
     by_net = sorted(ids, key=lambda i: (-stats[i]["net"], NAMES[ids.index(i)]))
 
@@ -52,6 +52,7 @@ async def test_the_leaderboard_and_a_players_page(site: Site, chrome: Chrome) ->
     await page.fill("input[name=min_hands]", "0")
     await page.press("input[name=min_hands]", "Enter")
     await page.wait_for_selector(".leaderboard tbody tr")
+    assert await page.get_attribute("#csv", "href") == "/api/players.csv"
     await snap(page, "players")
 
     # A player's page: every figure as the API gives it
@@ -68,6 +69,16 @@ async def test_the_leaderboard_and_a_players_page(site: Site, chrome: Chrome) ->
     legend = await page.text_content("#net-chart .u-legend") or ""
     assert "累計輸贏" in legend
     assert await page.locator("#tai-chart canvas").count() == 1
+    # What only the sensors saw: readiness, pace, and the wait of each win
+    for key, text in (("ready_rate", f"{stats[top]['ready_rate'] * 100:.1f}%"),
+                      ("seconds_per_turn", f"{stats[top]['seconds_per_turn']:.1f} 秒"),
+                      ("sensed_hands", "10")):  # fmt: skip
+        shown = page.locator(f'#sensed .figure[data-figure="{key}"] .figure-value')
+        assert await shown.text_content() == text, key
+    waits = await page.eval_on_selector_all(
+        ".player-waits li", "ls => ls.map(l => [l.dataset.wait, l.textContent])"
+    )
+    assert {w: int(t.rsplit("× ", 1)[1]) for w, t in waits} == stats[top]["wait_shapes"]
     await snap(page, "player")
     offender = next((i for i in ids if stats[i]["violations"]), None)
     assert offender is not None, "the game has violations"

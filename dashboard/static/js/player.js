@@ -5,7 +5,7 @@
 import { getJSON } from "./api.js";
 import { $, fill, h, param } from "./dom.js";
 import { money, t } from "./i18n.js";
-import { SHOWN, figureName, figureText } from "./figures.js";
+import { SENSED, SHOWN, WAIT_SHAPES, figureName, figureText } from "./figures.js";
 import { setupPage } from "./ui.js";
 import { itemName, violationRule } from "./vocabulary.js";
 
@@ -55,9 +55,17 @@ function renderFigures() {
   if (!player || !stats) return;
   document.title = `${player.name} · ${t("app.name")}`;
   fill($("#name"), player.name, player.nickname ? h("span", { class: "muted" }, ` ${player.nickname}`) : null);
-  fill($("#figures"), SHOWN.map((key) => h("div", { class: "figure", "data-figure": key },
-    h("span", { class: "figure-name" }, figureName(key)),
-    h("strong", { class: `figure-value${key === "net" ? (stats.net >= 0 ? " up" : " down") : ""}` }, figureText(key, stats[key])))));
+  fill($("#figures"), SHOWN.map(figureBox));
+  fill($("#sensed"), SENSED.map(figureBox));
+  const waits = WAIT_SHAPES.filter((shape) => stats.wait_shapes[shape]);
+  const single = ["single", "edge", "closed"].reduce((n, shape) => n + (stats.wait_shapes[shape] || 0), 0);
+  const total = waits.reduce((n, shape) => n + stats.wait_shapes[shape], 0);
+  fill($("#waits"),
+    h("h3", null, t("pl.waits")),
+    waits.length
+      ? [h("p", null, t("pl.waits.single", { n: single, m: total - single - (stats.wait_shapes.other || 0) })),
+        h("ul", { class: "player-waits" }, waits.map((shape) => h("li", { "data-wait": shape }, `${t(`wait.${shape}`)} × ${stats.wait_shapes[shape]}`)))]
+      : h("p", { class: "muted" }, "—"));
   const codes = Object.entries(stats.violations);
   fill($("#details"),
     h("p", null, t("pl.biggest"), " ", biggest
@@ -71,6 +79,12 @@ function renderFigures() {
     codes.length
       ? h("ul", { class: "player-violations" }, codes.map(([code, n]) => h("li", { "data-code": code }, `${violationRule(code)[0]} × ${n}`)))
       : h("p", { class: "muted" }, t("pl.violations.none")));
+}
+
+function figureBox(key) {
+  return h("div", { class: "figure", "data-figure": key },
+    h("span", { class: "figure-name" }, figureName(key)),
+    h("strong", { class: `figure-value${key === "net" ? (stats.net >= 0 ? " up" : " down") : ""}` }, figureText(key, stats[key])));
 }
 
 const AXIS = {

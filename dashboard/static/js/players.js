@@ -65,6 +65,9 @@ function render() {
     fill($("#board"), h("p", { class: "muted" }, t("pl.unreachable")));
     return;
   }
+  const csv = new URLSearchParams();
+  if (since() !== null) csv.set("since", String(since()));
+  $("#csv").href = `/api/players.csv${csv.size ? `?${csv}` : ""}`; // the span chosen
   if (!board) return;
   fill($("#board"), board.length
     ? h("table", { class: "grid-table leaderboard" },
