@@ -41,13 +41,16 @@ sys.path.insert(0, str(ROOT))
 from firmware_bridge.messages import EVENT_BODY, Event  # noqa: E402
 from hil_tests.service_end import scratch_schema  # noqa: E402
 from table_service.mirror.records import (  # noqa: E402
+    HandPlay,
     HandRecord,
     Item,
     NextDeal,
     PaymentRecord,
     Record,
+    SeatPlay,
     Violation,
 )
+from table_service.rules.shapes import WAIT_SHAPES  # noqa: E402
 from table_service.mirror.session import WINDS, SessionStart  # noqa: E402
 from table_service.rules.items import ITEMS  # noqa: E402
 from table_service.store import Applied, Store  # noqa: E402
@@ -143,7 +146,19 @@ def hand_record(rng: random.Random, table: str, seq: int, number: int, deal: Dea
         table=table, boot_id=1, seq=seq, hand=number, round_wind=wind, dealer=dealer,
         streak=streak, result=result, kind=kind, seat=seat, payer=payer, tai=tai,
         winning_tile=winning_tile, dealer_tai=dealer_tai, items=items, codes=codes,
-        net=net, payments=payments, next=deal.after(stays),
+        net=net, payments=payments, next=deal.after(stays), play=play(rng, result, kind),
+    )  # fmt: skip
+
+
+def play(rng: random.Random, result: str, kind: str | None) -> HandPlay:
+    """What the sensors saw: plausible go-rounds, readiness, turn times and a wait."""
+    rounds = rng.randint(4, 16)
+    wait = rng.choice(WAIT_SHAPES[:-1]) if result == "win" else None
+    return HandPlay(
+        seconds=round(rounds * rng.uniform(12, 30), 3), go_rounds=rounds, wait=wait,
+        waits=["3m"] if wait else [], deal_in_round=rounds if kind == "discard" else None,
+        seats=[SeatPlay(ready_round=rng.choice([None, rng.randint(1, rounds)]), turns=rounds,
+                        turn_ms=rounds * rng.randint(2000, 9000)) for _ in range(4)],
     )  # fmt: skip
 
 

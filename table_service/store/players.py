@@ -12,15 +12,17 @@ import csv
 import io
 import time
 from collections import Counter, defaultdict
+from collections.abc import Sequence
 from typing import Any, Final, NamedTuple
 
-from sqlalchemy import Select, case, func, literal, select
+from sqlalchemy import Select, case, func, literal, null, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from table_service.mirror.records import VIOLATION_CODES
 from table_service.mirror.session import preset_of
 from table_service.rules.shapes import WAIT_SHAPES
+from table_service.rules.table import SEATS
 from table_service.store.errors import InvalidEntry, NotFound
 from table_service.store.models import (
     HandModel,
@@ -166,11 +168,19 @@ def _sessions_of(session: Session, seats: Select[int, int, int], profile: str) -
 
 
 # A hand's columns the figures read (`_figures`), not the ORM object: an object and its
-# five JSON columns decoded for every hand were most of a page's time.
+# five JSON columns decoded for every hand were most of a page's time. The play's figures
+# are read out of its JSON by the database (a path each), so no hand's play is decoded
+# here; the 台 items only where they are shown (a leaderboard ranks without them).
 HAND_FIGURES: Final = (
     HandModel.id, HandModel.session_id, HandModel.seat, HandModel.payer, HandModel.dealer,
-    HandModel.result, HandModel.kind, HandModel.tai, HandModel.streak, HandModel.items,
-    HandModel.play,
+    HandModel.result, HandModel.kind, HandModel.tai, HandModel.streak,
+)  # fmt: skip
+SEAT_PLAY: Final = ("ready_round", "turns", "turn_ms")
+PLAY_FIGURES: Final = (
+    HandModel.play["seconds"].as_float(), HandModel.play["go_rounds"].as_integer(),
+    HandModel.play["wait"].as_string(), HandModel.play["deal_in_round"].as_integer(),
+    *(HandModel.play[("seats", seat, key)].as_integer()
+      for seat in range(SEATS) for key in SEAT_PLAY),
 )  # fmt: skip
 WON_LOST: Final = (
     func.sum(case((LedgerLine.amount > 0, LedgerLine.amount), else_=0)),
@@ -185,11 +195,16 @@ def _span(since: float | None, until: float | None) -> list[Any]:
 
 
 def _stats_by_player(
-    session: Session, seats: Select[int, int, int], since: float | None, until: float | None
+    session: Session,
+    seats: Select[int, int, int],
+    since: float | None,
+    until: float | None,
+    with_items: bool = True,
 ) -> dict[int, PlayerStats]:
     """The figures of every player `seats` names ((session, seat, player) rows): the
     hands, money and violations of all their sessions read once (three queries, however
-    many players), then each player's counted by `_figures`, the one definition."""
+    many players), then each player's counted by `_figures`, the one definition.
+    `with_items`: count the 台 items won most often (`top_items`, else left empty)."""
     seat_of: dict[int, dict[int, int]] = defaultdict(dict)  # player -> session -> seat
     for sid, seat, player in session.execute(seats):
         seat_of[int(player)][int(sid)] = int(seat)
@@ -199,13 +214,15 @@ def _stats_by_player(
     in_span = _span(since, until)
     hands: dict[int, list[_Hand]] = defaultdict(list)
     query = (
-        select(*HAND_FIGURES)
+        select(*HAND_FIGURES, HandModel.items if with_items else null(), *PLAY_FIGURES)
         .join(Log, Log.id == HandModel.log_id)
         .where(HandModel.session_id.in_(sessions), *in_span)
         .order_by(HandModel.id)
     )
+    columns = len(HAND_FIGURES)
     for row in session.execute(query):
-        hand = _Hand._make(row)
+        items = row[columns] or []
+        hand = _Hand._make((*row[:columns], items, _Play.of(row[columns + 1 :])))
         hands[hand.session_id].append(hand)
     money: dict[tuple[int, int], list[int]] = {}  # (session, seat) -> [won, lost]
     lines = (
@@ -288,8 +305,30 @@ class _Hand(NamedTuple):
     kind: str | None
     tai: int
     streak: int
-    items: list[dict[str, Any]]
-    play: dict[str, Any] | None  # HandPlay's JSON; None for a hand stored before it
+    items: list[dict[str, Any]]  # [] where not read
+    play: _Play | None  # None for a hand stored before the sensors' figures
+
+
+class _Play(NamedTuple):
+    """A hand's play (records.HandPlay) as the figures read it."""
+
+    seconds: float
+    go_rounds: int
+    wait: str | None
+    deal_in_round: int | None
+    seats: tuple[tuple[int | None, int, int], ...]  # (ready_round, turns, turn_ms) by seat
+
+    @classmethod
+    def of(cls, columns: Sequence[Any]) -> _Play | None:
+        """From PLAY_FIGURES' columns (all null for a hand with no play)."""
+        seconds, go_rounds, wait, deal_in, *seats = columns
+        if go_rounds is None:
+            return None
+        n = len(SEAT_PLAY)
+        by_seat = tuple(
+            (seats[i], seats[i + 1] or 0, seats[i + 2] or 0) for i in range(0, len(seats), n)
+        )
+        return cls(float(seconds or 0), int(go_rounds), wait, deal_in, by_seat)
 
 
 def _figures(
@@ -359,21 +398,21 @@ def _sensed(
     seat_of: dict[int, int], hands: list[_Hand], wins: list[_Hand], dealt_in: list[_Hand]
 ) -> dict[str, Any]:
     """The figures only the sensors give (each hand's `play`), over the hands that have it."""
-    sensed = [(h, h.play) for h in hands if h.play is not None]
-    mine = [play["seats"][seat_of[h.session_id]] for h, play in sensed]
-    ready = [s["ready_round"] for s in mine if s["ready_round"] is not None]
-    turns = sum(s["turns"] for s in mine)
-    shapes = Counter(str(h.play["wait"]) for h in wins if h.play and h.play["wait"])
-    rounds = [h.play["deal_in_round"] for h in dealt_in if h.play and h.play["deal_in_round"]]
+    sensed = [(h.session_id, h.play) for h in hands if h.play is not None]
+    mine = [play.seats[seat_of[sid]] for sid, play in sensed]  # (ready_round, turns, ms)
+    ready = [r for r, _, _ in mine if r is not None]
+    turns = sum(n for _, n, _ in mine)
+    shapes = Counter(h.play.wait for h in wins if h.play and h.play.wait)
+    rounds = [h.play.deal_in_round for h in dealt_in if h.play and h.play.deal_in_round]
     return {
         "sensed_hands": len(sensed),
         "wait_shapes": {shape: shapes[shape] for shape in WAIT_SHAPES if shapes[shape]},
         "ready_rate": _ratio(len(ready), len(sensed)),
         "ready_round": _ratio(sum(ready), len(ready)),
         "deal_in_round": _ratio(sum(rounds), len(rounds)),
-        "seconds_per_turn": _ratio(sum(s["turn_ms"] for s in mine) / 1000, turns),
-        "hand_seconds": _ratio(sum(play["seconds"] for _, play in sensed), len(sensed)),
-        "go_rounds": _ratio(sum(play["go_rounds"] for _, play in sensed), len(sensed)),
+        "seconds_per_turn": _ratio(sum(ms for _, _, ms in mine) / 1000, turns),
+        "hand_seconds": _ratio(sum(play.seconds for _, play in sensed), len(sensed)),
+        "go_rounds": _ratio(sum(play.go_rounds for _, play in sensed), len(sensed)),
     }
 
 
@@ -391,6 +430,7 @@ def everyones_stats(
     since: float | None = None,
     until: float | None = None,
     profile: str | None = None,
+    with_items: bool = True,
 ) -> list[tuple[PlayerRow, PlayerStats]]:
     """Every listed player's figures over a span (merged players' seats under the player
     kept), in one pass over the records; players with no hand there are left out."""
@@ -403,7 +443,7 @@ def everyones_stats(
     )
     if profile is not None:
         seats = seats.where(SeatModel.session_id.in_(_sessions_of(session, seats, profile)))
-    everyone = _stats_by_player(session, seats, since, until)
+    everyone = _stats_by_player(session, seats, since, until, with_items)
     found = [(row, everyone.get(row.id)) for row in listed]
     return [(player_row(row), stats) for row, stats in found if stats is not None and stats.hands]
 
@@ -421,7 +461,7 @@ def leaderboard(
     if figure not in RANKED:
         raise InvalidEntry(f"figure must be one of {', '.join(RANKED)}")
     scored = []
-    for player, stats in everyones_stats(session, since, until, profile):
+    for player, stats in everyones_stats(session, since, until, profile, with_items=False):
         value = getattr(stats, figure)
         if stats.hands >= max(min_hands, 1) and value is not None:
             scored.append((float(value), player, stats.hands))
