@@ -18,7 +18,13 @@ from table_service.rules.table import (
     forbidden_after_chow,
     upper_seat,
 )
-from table_service.rules.tiles import FIRST_HONOUR, is_flower_tile, tile_code, tile_kind
+from table_service.rules.tiles import (
+    FIRST_HONOUR,
+    FLOWER_BASE,
+    is_flower_tile,
+    tile_code,
+    tile_kind,
+)
 
 
 class ClaimsMixin(MirrorCore):
@@ -74,11 +80,12 @@ class ClaimsMixin(MirrorCore):
         hand.where[tile] = ("river", seat)
         s.discards_made += 1
         play.discarded(s, self._ts)
-        kept = [t for t in s.concealed if is_flower_tile(t) and t not in s.flagged]
-        if not flower and s.owed == 0 and kept:
+        kept = [] if flower or s.owed else [t for t in s.concealed if t >= FLOWER_BASE]
+        kept = [t for t in kept if t not in s.flagged]
+        if kept:
             s.flagged.update(kept)  # once per flower: the breach is keeping it, not each turn
             self._violation(seat, "replacement_order", f"seat {seat} kept a flower in hand")
-        if sum(x.discards_made for x in hand.seats) == 1:
+        if s.discards_made == 1 and sum(x.discards_made for x in hand.seats) == 1:
             for other in hand.seats:
                 if other is not s and any(is_flower_tile(t) for t in other.concealed):
                     self._violation(
