@@ -8,12 +8,15 @@ gives the same figures; a clock stepping back counts as no time.
 
 from __future__ import annotations
 
+from typing import Final
+
 from table_service.mirror.records import HandPlay, SeatPlay
 from table_service.mirror.state import HandState, SeatState
 from table_service.rules.shapes import wait_kinds, wait_shape
 from table_service.rules.tiles import kind_code, parse_kind
 
-DEAL_IN_KINDS = frozenset({"discard", "robbing_kong"})
+# 放槍: a win one seat paid for with its discard (or its kong, robbed)
+DEAL_IN_KINDS: Final = frozenset({"discard", "robbing_kong"})
 
 
 def turn_began(s: SeatState, ts: float) -> None:

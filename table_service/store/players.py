@@ -19,6 +19,7 @@ from sqlalchemy import Select, case, func, literal, null, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from table_service.mirror.play import DEAL_IN_KINDS
 from table_service.mirror.records import VIOLATION_CODES
 from table_service.mirror.session import preset_of
 from table_service.rules.shapes import WAIT_SHAPES
@@ -36,7 +37,6 @@ from table_service.store.models import (
 from table_service.store.rows import ItemWins, PlayerHand, PlayerRow, PlayerStats, Standing
 
 WINS: Final = ("win", "flower_win")
-DEAL_IN_KINDS: Final = ("discard", "robbing_kong")  # 放槍: the one payer of a discard's win
 
 
 def player_row(row: PlayerModel) -> PlayerRow:
