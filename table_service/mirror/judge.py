@@ -107,12 +107,12 @@ def build_hand(
         robbed_flower=claim.robbed_flower,
     )
     try:
-        check_hand(candidate, profile)
+        check_hand(candidate, profile.rules)
     except HandInputError:
         # A special timing the tiles do not support (e.g. after an exposed meld): drop it.
         candidate = dataclasses.replace(candidate, timing=None, declared=None)
         try:
-            check_hand(candidate, profile)
+            check_hand(candidate, profile.rules)
         except HandInputError:
             return None
     return candidate

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final, Literal, cast, get_args
+from typing import Final, Literal, cast, get_args
 
+from table_service.rules.switches import Rules
 from table_service.rules.tiles import (
     FIRST_HONOUR,
     N_KINDS,
@@ -19,9 +20,6 @@ from table_service.rules.tiles import (
     parse_flower,
     parse_kind,
 )
-
-if TYPE_CHECKING:
-    from table_service.rules.profile import Profile
 
 MeldKind = Literal["chi", "pong", "kong"]
 WinKind = Literal["self_draw", "discard", "robbing_kong"]
@@ -109,10 +107,11 @@ _KEYS: Final = frozenset(
 )  # fmt: skip
 
 
-def parse_hand(data: object, profile: Profile | None = None) -> Hand:
+def parse_hand(data: object, rules: Rules | None = None) -> Hand:
     """Validate a score-format.md declaration; raise HandInputError naming the field.
 
-    The profile decides whether 人胡 and a self-drawn 地胡 need a declaration (§7).
+    The profile's switches (`rules`) decide whether 人胡 and a self-drawn 地胡 need a
+    declaration (§7).
     """
     if not isinstance(data, Mapping):
         raise HandInputError("hand", f"expected a JSON object, got {type(data).__name__}")
@@ -149,11 +148,11 @@ def parse_hand(data: object, profile: Profile | None = None) -> Hand:
         flower_win=cast(FlowerWin | None, flower_win),
         robbed_flower=_robbed_flower(data),
     )
-    check_hand(hand, profile)
+    check_hand(hand, rules)
     return hand
 
 
-def check_hand(hand: Hand, profile: Profile | None = None) -> None:
+def check_hand(hand: Hand, rules: Rules | None = None) -> None:
     """Tile counts and flag consistency (score-format.md's list of contradictions)."""
     if hand.revealed:
         _check_tiles(hand)
@@ -162,7 +161,7 @@ def check_hand(hand: Hand, profile: Profile | None = None) -> None:
             raise HandInputError("replacement", f"a replacement win is self_draw, not {hand.win}")
         if hand.last_tile:
             raise HandInputError("last_tile", f"a 海底 win must be self_draw, not {hand.win}")
-    _check_timing(hand, profile is None or profile.rules.special_wins_need_declaration)
+    _check_timing(hand, rules is None or rules.special_wins_need_declaration)
     if hand.declared and any(m.exposed for m in hand.melds):
         raise HandInputError("declared", f"{hand.declared} with a chi, pong or exposed kong meld")
     if hand.robbed_flower is not None and hand.flower_win != "seven_rob_one":

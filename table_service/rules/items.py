@@ -11,15 +11,12 @@ they are not whole items.
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import cache
-from typing import TYPE_CHECKING, Final, NamedTuple
+from typing import Final, NamedTuple
 
 from table_service.rules.hand import Declaration, FlowerWin, Timing, WinKind
 from table_service.rules.shapes import SetShape
+from table_service.rules.switches import Rules
 from table_service.rules.tiles import EAST, NORTH, RED
-
-if TYPE_CHECKING:
-    from table_service.rules.profile import Profile, Rules
 
 
 class Facts(NamedTuple):
@@ -363,14 +360,14 @@ ITEM_BY_ID: Final = {item.id: item for item in ITEMS}
 
 
 # Exclusions a switch lifts (§7): (switch, the value that lifts, row, ids it no longer excludes).
-_LIFTED: Final = (
+LIFTED: Final = (
     ("five_concealed_exclusive", False, "five_concealed_pongs",
      frozenset({"concealed", "all_pongs"})),
     ("all_honors_with_all_pongs", True, "all_honors", frozenset({"all_pongs"})),
     ("kong_bloom_with_heavenly_win", True, "heavenly_win", frozenset({"kong_bloom"})),
 )  # fmt: skip
 # Rows a switch removes when false (§7 `half_melded`, `all_honors_overlap`).
-_SWITCHED_ROWS: Final = frozenset({"half_melded", "all_honors_overlap"})
+SWITCHED_ROWS: Final = frozenset({"half_melded", "all_honors_overlap"})
 
 
 class DealerItem(NamedTuple):
@@ -404,23 +401,3 @@ DEFAULT_TAI: Final = _default_tai()  # every §4 id and its value (one unit), §
 def negative_item(item: str) -> bool:
     """Whether an item's value is an amount taken off (字一色減計)."""
     return DEFAULT_TAI[item] < 0
-
-
-@cache
-def rows_for(profile: Profile) -> tuple[Item, ...]:
-    """The table as a profile has it: its values, its switches' exclusions; one per profile.
-
-    A row valued 0, or switched off, is no row at all: it neither scores nor excludes.
-    """
-    rules = profile.rules
-    rows = []
-    for row in ITEMS:
-        tai = profile.tai_of(row.id)
-        if tai == 0 or (row.id in _SWITCHED_ROWS and not getattr(rules, row.id)):
-            continue
-        excludes = row.excludes
-        for switch, lifting, row_id, lifted in _LIFTED:
-            if row_id == row.id and getattr(rules, switch) == lifting:
-                excludes = excludes - lifted
-        rows.append(row._replace(tai=tai, excludes=excludes))
-    return tuple(rows)

@@ -2,7 +2,7 @@
 
 A profile is the stakes, the seat order, a `[tai]` table (the value of one unit
 of each §4 item, by id) and a `[rules]` table of switches. The rows of the 台
-table read it (`items.rows_for`); nothing here forks the scoring code. A profile
+table read it (`rows_for`); nothing here forks the scoring code. A profile
 file may start from a preset shipped in `table_service/rules/profiles/` and
 override it; `resolve` also reports where each resolved value came from.
 
@@ -16,18 +16,19 @@ from __future__ import annotations
 import dataclasses
 import tomllib
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from typing import Final, Literal, NamedTuple, cast, get_args
 
-from table_service.rules.items import DEFAULT_TAI, negative_item
+from table_service.rules.items import DEFAULT_TAI, ITEMS, LIFTED, SWITCHED_ROWS, Item, negative_item
 from table_service.rules.settlement import Stakes
+from table_service.rules.switches import PING_HU_WAITS, RULE_KEYS, PingHuWait, Rules
+
+__all__ = ["PING_HU_WAITS", "RULE_KEYS", "PingHuWait", "Rules"]  # (their home: switches.py)
 
 SeatOrder = Literal["opening", "dealer"]
-PingHuWait = Literal["whole_hand", "two_sided_tile", "two_sided_reading", "not_pair", "any"]
 SEAT_ORDERS: Final = get_args(SeatOrder)
-PING_HU_WAITS: Final = get_args(PingHuWait)
 DEFAULT_PRESET: Final = "mjonline"
 MAX_TAI: Final = 100  # a [tai] value is 0–100 (the overlap item: −100–0)
 
@@ -36,27 +37,6 @@ class ProfileError(ValueError):
     """An unknown key or preset, or a value of the wrong type or range; names the key."""
 
 
-@dataclass(frozen=True, slots=True)
-class Rules:
-    """The `[rules]` switches of §7; defaults are the mjonline club's (seed 002)."""
-
-    lik_gu: bool = False  # 嚦咕嚦咕 (八對半) is a win
-    ping_hu_wait: PingHuWait = "whole_hand"  # how 平胡's wait is judged
-    ping_hu_honour_pair: bool = False  # 平胡 may have an honour pair
-    ping_hu_flowers: bool = False  # 平胡 counts with flowers held
-    ping_hu_with_concealed: bool = True  # false: a concealed hand has 門清 alone, no 平胡
-    half_melded: bool = True  # false removes 半求
-    all_melded_single_wait: bool = True  # false: no 獨聽 with five 吃/碰/明槓 melds
-    five_concealed_exclusive: bool = True  # 五暗坎 excludes 門清 and 對對胡
-    all_honors_overlap: bool = True  # note A's −4
-    all_honors_with_all_pongs: bool = False  # 字一色 keeps 對對胡
-    flower_kong_keeps_seat_flower: bool = False  # 花槓 keeps its colour's 花牌
-    special_wins_need_declaration: bool = True  # 人胡 needs 地聽, a self-drawn 地胡 天聽
-    kong_bloom_with_heavenly_win: bool = False  # 天胡 on a replacement keeps 槓上開花
-    pass_water_self_draw: bool = False  # a self-draw stands under 過水 (a house rule; D1)
-
-
-RULE_KEYS: Final = tuple(f.name for f in fields(Rules))
 TAI_IDS: Final = tuple(DEFAULT_TAI)
 # The keys kept from the first profile format, each standing for one key of a table.
 SHORTHANDS: Final = {
@@ -402,3 +382,23 @@ def format_toml(flat: Mapping[str, object], notes: Mapping[str, str] | None = No
             line = f"{line:<40}# {notes[key]}"
         lines.append(line)
     return "\n".join(lines) + "\n"
+
+
+@cache
+def rows_for(profile: Profile) -> tuple[Item, ...]:
+    """The table as a profile has it: its values, its switches' exclusions; one per profile.
+
+    A row valued 0, or switched off, is no row at all: it neither scores nor excludes.
+    """
+    rules = profile.rules
+    rows = []
+    for row in ITEMS:
+        tai = profile.tai_of(row.id)
+        if tai == 0 or (row.id in SWITCHED_ROWS and not getattr(rules, row.id)):
+            continue
+        excludes = row.excludes
+        for switch, lifting, row_id, lifted in LIFTED:
+            if row_id == row.id and getattr(rules, switch) == lifting:
+                excludes = excludes - lifted
+        rows.append(row._replace(tai=tai, excludes=excludes))
+    return tuple(rows)

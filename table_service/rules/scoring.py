@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from table_service.rules.hand import Hand, parse_hand
-from table_service.rules.items import ITEM_BY_ID, Facts, HandFacts, rows_for
-from table_service.rules.profile import DEFAULT_PROFILE, Profile
+from table_service.rules.items import ITEM_BY_ID, Facts, HandFacts
+from table_service.rules.profile import DEFAULT_PROFILE, Profile, rows_for
 from table_service.rules.shapes import (
     SetShape,
     hand_keys,
@@ -92,7 +92,7 @@ def score_json(data: object, profile: Profile = DEFAULT_PROFILE) -> dict[str, ob
     Raises HandInputError for a malformed declaration (judged under the profile's
     `special_wins_need_declaration`).
     """
-    return score(parse_hand(data, profile), profile).to_json()
+    return score(parse_hand(data, profile.rules), profile).to_json()
 
 
 def _score_flower_win(hand: Hand, profile: Profile) -> ScoreResult:

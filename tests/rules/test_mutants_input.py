@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from table_service.rules import Hand, HandInputError, Meld, Profile, Rules, parse_hand, tiles
+from table_service.rules import Hand, HandInputError, Meld, Rules, parse_hand, tiles
 from table_service.rules import hand as hand_module
 from table_service.rules.tiles import (
     TileCodeError,
@@ -138,7 +138,7 @@ def test_kind_counts_leave_flowers_out() -> None:
 GOOD = hand("23m 456p 789p 55s 234s", "4m", ("chi:123m",))
 KONG = hand("23m 456p 789p 55s 234s", "4m", ("kong:1111s",))
 EIGHT = [f"h{k}" for k in range(1, 9)]
-LENIENT = Profile(rules=Rules(special_wins_need_declaration=False))
+LENIENT = Rules(special_wins_need_declaration=False)
 
 
 def without(key: str) -> dict[str, Any]:

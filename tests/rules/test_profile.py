@@ -153,7 +153,7 @@ class TestAnyProfile:
     @settings(max_examples=300)
     @given(winning_hands(), profiles())
     def test_winning_hand_scores_valid(self, data: dict[str, Any], profile: Profile) -> None:
-        hand_ = parse_hand(data, profile)
+        hand_ = parse_hand(data, profile.rules)
         result = score(hand_, profile)
         assert result.valid, (data, result.reason)
         assert result.tai == sum(i.tai for i in result.items)
@@ -167,7 +167,7 @@ class TestAnyProfile:
     ) -> None:
         for candidate in (garbage, {**good, key: garbage}):
             try:
-                result = score(parse_hand(candidate, profile), profile)
+                result = score(parse_hand(candidate, profile.rules), profile)
             except HandInputError as exc:
                 assert exc.field and str(exc).startswith(exc.field)
             else:

@@ -192,7 +192,7 @@ class TestSpecialWins:
         for extra in ({"dealer": True}, {"win": "self_draw"}):
             data = hand(CONCEALED_PING_HU, "4m", timing="human_win", **extra)
             with pytest.raises(HandInputError, match="non-dealer's win on a discard"):
-                parse_hand(data, loose)
+                parse_hand(data, loose.rules)
 
     def test_self_drawn_earthly_win_without_heavenly_ready(self) -> None:
         data = hand(CONCEALED_PING_HU, "4m", timing="earthly_win", win="self_draw")
@@ -287,7 +287,7 @@ class TestTaiValues:
 
 def items_of_loose(data: dict[str, Any], profile: Profile) -> dict[str, int]:
     """`items_of` for a hand only this profile accepts (its declaration rules)."""
-    result = score(parse_hand(data, profile), profile)
+    result = score(parse_hand(data, profile.rules), profile)
     assert result.valid, result.reason
     found = {i.id: i.tai for i in result.items}
     assert result.tai == sum(found.values())
