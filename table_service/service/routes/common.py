@@ -13,6 +13,8 @@ from datetime import UTC, datetime
 from typing import Annotated, Any, Final, Literal, ParamSpec, TypeVar, cast
 
 from fastapi import Depends, HTTPException, Path, Query, Request
+from fastapi.openapi.constants import REF_PREFIX
+from fastapi.responses import PlainTextResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, Field
 
@@ -105,6 +107,23 @@ def errors(*codes: int) -> dict[int | str, dict[str, Any]]:
     }
     special = {401: _UNAUTHORIZED, 429: _TOO_MANY}
     return {code: special.get(code) or {**_ERROR, "description": described[code]} for code in codes}
+
+
+def errors_in_json(*codes: int) -> dict[int | str, dict[str, Any]]:
+    """`errors()` for a route whose own answer is not JSON: FastAPI files a declared model
+    under the route's media type, so here the error body is named as JSON (ErrorBody, in
+    the schema's components as every other route's)."""
+    body = {"application/json": {"schema": {"$ref": REF_PREFIX + ErrorBody.__name__}}}
+    return {
+        code: {**{k: v for k, v in declared.items() if k != "model"}, "content": body}
+        for code, declared in errors(*codes).items()
+    }
+
+
+class CsvResponse(PlainTextResponse):
+    """A spreadsheet, as the schema names it (the route's answer gives the charset)."""
+
+    media_type = "text/csv"
 
 
 READ: Final = errors(422)  # query parameters only

@@ -15,12 +15,14 @@ from table_service.service.routes.common import (
     READ_ONE,
     AdminToken,
     Backend,
+    CsvResponse,
     PlayerId,
     ProfileFilter,
     Seconds,
     SessionFilter,
     day,
     errors,
+    errors_in_json,
 )
 from table_service.service.routes.models import MergeBody, PlayerBody, PlayerChange
 from table_service.store import RANKED, PlayerHand, PlayerRow, PlayerStats, Standing
@@ -96,14 +98,13 @@ def router(backend: Backend) -> APIRouter:
 
     @router.get(
         "/api/players.csv",
-        response_class=PlainTextResponse,
+        response_class=CsvResponse,
         responses={
             200: {
                 "description": "every listed player's figures over the span, a row each "
-                "(UTF-8 with a BOM, named players-<from>-<to>.csv)",
-                "content": {"text/csv": {"schema": {"type": "string"}}},
+                "(UTF-8 with a BOM, named players-<from>-<to>.csv)"
             },
-            **READ,
+            **errors_in_json(422),
         },
     )
     async def players_csv(
