@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import uuid
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
@@ -14,6 +15,7 @@ import aiomqtt
 import httpx
 import uvicorn
 from fastapi import FastAPI
+from websockets.asyncio.client import ClientConnection
 
 from firmware_bridge.messages import Event, ReplayRequest
 from hil_tests.broker import free_port
@@ -223,3 +225,25 @@ async def serving(app: FastAPI, port: int | None = None) -> AsyncIterator[str]:
     finally:
         server.should_exit = True
         await asyncio.wait_for(task, 10)  # open streams must not hold the shutdown up
+
+
+SECRET_KEYS = {"concealed", "concealed_ids", "passed_win"}  # 過水 tells a wait
+
+
+def has_secret(value: Any) -> bool:
+    if isinstance(value, dict):
+        return bool(SECRET_KEYS & value.keys()) or any(has_secret(v) for v in value.values())
+    if isinstance(value, list):
+        return any(has_secret(v) for v in value)
+    return False
+
+
+def ws_base(url: str) -> str:
+    """The ws:// base of a served app's http:// URL."""
+    return "ws" + url.removeprefix("http")
+
+
+async def receive(ws: ClientConnection) -> dict[str, Any]:
+    message = json.loads(await asyncio.wait_for(ws.recv(), 20))
+    assert isinstance(message, dict)
+    return message

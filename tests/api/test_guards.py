@@ -20,8 +20,7 @@ from websockets.exceptions import ConnectionClosed
 
 from table_service.service.api import create_app
 from table_service.service.guards import AuthLimiter, SocketGate
-from tests.api.kit import Api, serving, until
-from tests.api.test_ws import receive, ws_base
+from tests.api.kit import Api, receive, serving, until, ws_base
 
 SESSION = "/api/tables/t1/session"
 MiB = 1024 * 1024

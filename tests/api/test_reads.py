@@ -11,9 +11,7 @@ from typing import Any
 from hil_tests.simulator.recording import RecordedHand
 from hil_tests.truth import expected_result
 from table_service.mirror.mirror import TableMirror
-from tests.api.kit import Api, events_of, until
-
-SECRET_KEYS = {"concealed", "concealed_ids", "passed_win"}  # 過水 tells a wait
+from tests.api.kit import SECRET_KEYS, Api, events_of, has_secret, until
 
 
 def mid_hand(game: list[RecordedHand], table: str) -> tuple[int, dict[str, Any]]:
@@ -33,14 +31,6 @@ def mid_hand(game: list[RecordedHand], table: str) -> tuple[int, dict[str, Any]]
         ):
             return n, mirror.snapshot(concealed=True)
     raise AssertionError("the first hand never had melds, flowers and discards at once")
-
-
-def has_secret(value: Any) -> bool:
-    if isinstance(value, dict):
-        return bool(SECRET_KEYS & value.keys()) or any(has_secret(v) for v in value.values())
-    if isinstance(value, list):
-        return any(has_secret(v) for v in value)
-    return False
 
 
 async def test_live_tables_show_the_table_but_no_concealed_tile_during_play(

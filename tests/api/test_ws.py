@@ -4,8 +4,6 @@ connect, then every change as it is stored (`state`, and the records: `violation
 
 from __future__ import annotations
 
-import asyncio
-import json
 from typing import Any
 
 import pytest
@@ -14,23 +12,10 @@ from websockets.exceptions import InvalidStatus
 
 from firmware_bridge.messages import Event, ShuffleFinished
 from hil_tests.simulator.recording import RecordedHand
-from tests.api.kit import Api, events_of, serving, until
-from tests.api.test_reads import has_secret
-
-
-def ws_base(url: str) -> str:
-    """The ws:// base of a served app's http:// URL."""
-    return "ws" + url.removeprefix("http")
-
+from tests.api.kit import Api, events_of, has_secret, receive, serving, until, ws_base
 
 # The client reads everything it is sent (max_queue=None): with a bound, websockets stops
 # reading the socket when unread messages pile up, and a close then waits out its timeout.
-
-
-async def receive(ws: ClientConnection) -> dict[str, Any]:
-    message = json.loads(await asyncio.wait_for(ws.recv(), 20))
-    assert isinstance(message, dict)
-    return message
 
 
 async def until_a(ws: ClientConnection, kind: str, seen: list[dict[str, Any]]) -> dict[str, Any]:

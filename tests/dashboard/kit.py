@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import uuid
 from collections.abc import AsyncIterator, Sequence
@@ -27,6 +28,7 @@ from typing import Any
 import httpx
 import pytest
 
+from dashboard.tools.vendor_fonts import STATIC
 from firmware_bridge.messages import Event
 from hil_tests.broker import free_port
 from table_service.service.api import create_app
@@ -304,3 +306,28 @@ async def snap(page: Page, name: str) -> None:
         await page.screenshot(path=f"/tmp/{name}-{size}.png", full_page=True)
     if was:
         await page.set_viewport_size(was)
+
+
+# --- the pages' modules (the preload lists and the fonts read them) --------------------
+
+ENTRY = re.compile(r'<script type="module" src="js/([\w-]+\.js)"></script>')
+
+
+IMPORT = re.compile(r'^\s*(?:import|export)\b[^;]*?\bfrom\s+"\./([\w-]+\.js)"', re.M)
+
+
+BARE = re.compile(r'^\s*import\s+"\./([\w-]+\.js)"', re.M)
+
+
+PAGES = sorted(p for p in STATIC.glob("*.html") if ENTRY.search(p.read_text("utf-8")))
+
+
+def imports(module: str, seen: set[str] | None = None) -> set[str]:
+    """Every module `module` imports, directly or not (static imports only)."""
+    seen = set() if seen is None else seen
+    text = (STATIC / "js" / module).read_text(encoding="utf-8")
+    for name in IMPORT.findall(text) + BARE.findall(text):
+        if name not in seen:
+            seen.add(name)
+            imports(name, seen)
+    return seen

@@ -23,7 +23,7 @@ from dashboard.tools.vendor_fonts import (
     ui_characters,
     ui_file,
 )
-from tests.dashboard.test_preload import ENTRY, PAGES, imports
+from tests.dashboard.kit import ENTRY, PAGES, imports
 
 REBUILD = ".venv/bin/python -m dashboard.tools.vendor_fonts --ui"
 BUDGET = 100 * 1024  # bytes per weight: a phone on slow 4G fetches both before the text shows

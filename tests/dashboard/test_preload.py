@@ -12,24 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from dashboard.tools.vendor_fonts import STATIC
+from tests.dashboard.kit import ENTRY, PAGES, imports
 
-ENTRY = re.compile(r'<script type="module" src="js/([\w-]+\.js)"></script>')
 PRELOAD = re.compile(r'<link rel="modulepreload" href="js/([\w-]+\.js)">')
-IMPORT = re.compile(r'^\s*(?:import|export)\b[^;]*?\bfrom\s+"\./([\w-]+\.js)"', re.M)
-BARE = re.compile(r'^\s*import\s+"\./([\w-]+\.js)"', re.M)
-PAGES = sorted(p for p in STATIC.glob("*.html") if ENTRY.search(p.read_text("utf-8")))
-
-
-def imports(module: str, seen: set[str] | None = None) -> set[str]:
-    """Every module `module` imports, directly or not (static imports only)."""
-    seen = set() if seen is None else seen
-    text = (STATIC / "js" / module).read_text(encoding="utf-8")
-    for name in IMPORT.findall(text) + BARE.findall(text):
-        if name not in seen:
-            seen.add(name)
-            imports(name, seen)
-    return seen
 
 
 def test_the_pages_with_modules() -> None:

@@ -10,7 +10,7 @@ import aiomqtt
 
 from firmware_bridge.messages import Event
 from table_service.live.consumer import SuspectBoot
-from tests.live.test_consumer import A, ev, keys, running, until
+from tests.live.kit import A, ev, keys, running, until
 
 FORGED = 4242
 

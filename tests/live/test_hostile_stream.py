@@ -19,7 +19,7 @@ from table_service.live.consumer import (
     StreamOrder,
     SuspectBoot,
 )
-from tests.live.test_consumer import feed, keys
+from tests.live.kit import feed, keys
 
 A, FORGED = 0xA1, 4242
 

@@ -9,8 +9,7 @@ from urllib.parse import urlsplit
 
 import aiomqtt
 
-from tests.service.test_crash import Server
-from tests.service.test_live import running, settings_for
+from tests.service.kit import Server, running, settings_for
 
 
 async def retained(url: str, topic: str) -> bytes | None:

@@ -11,9 +11,6 @@ import asyncio
 import json
 import os
 import random
-import signal
-import subprocess
-import sys
 import urllib.request
 import uuid
 from pathlib import Path
@@ -21,67 +18,11 @@ from typing import Any
 
 import pytest
 
-from hil_tests.broker import free_port
 from hil_tests.simulator.recording import record_game
 from hil_tests.simulator.violations import Violations
 from table_service.store import Store
 from tests.service.fakebridge import FakeBridge, retable
-from tests.service.test_live import stored_matches_truth
-
-MJTABLE = str(Path(sys.executable).with_name("mjtable"))
-
-
-class Server:
-    """`mjtable serve` as a child process that can be killed without warning."""
-
-    def __init__(self, mqtt_url: str, db_url: str, base: str, data_dir: Path, *more: str) -> None:
-        self.port = free_port()
-        self.args = [
-            MJTABLE, "serve", "--mqtt", mqtt_url, "--db", db_url, "--base-topic", base,
-            "--client-id", base, "--port", str(self.port), "--data-dir", str(data_dir),
-            "--snapshot-every", "97", "--log-level", "WARNING", *more,
-        ]  # fmt: skip
-        self.proc: subprocess.Popen[bytes] | None = None
-        self.starts = 0
-        data_dir.mkdir(parents=True, exist_ok=True)
-        self.log = data_dir / f"serve-{uuid.uuid4().hex[:6]}.log"  # every start's stderr
-
-    async def start(self) -> None:
-        with self.log.open("ab") as log:
-            self.proc = subprocess.Popen(self.args, stdout=subprocess.DEVNULL, stderr=log)
-        self.starts += 1
-        url = f"http://127.0.0.1:{self.port}/api/health"
-        async with asyncio.timeout(60):
-            while True:
-                if self.proc.poll() is not None:
-                    raise RuntimeError(f"serve exited: {self.errors()[-2000:]}")
-                try:
-                    await asyncio.to_thread(urllib.request.urlopen, url, timeout=1)
-                    return
-                except OSError:
-                    await asyncio.sleep(0.1)
-
-    def errors(self) -> str:
-        """What the service wrote to stderr, all its starts."""
-        return self.log.read_text(errors="replace")
-
-    async def health(self) -> dict[str, Any]:
-        url = f"http://127.0.0.1:{self.port}/api/health"
-        response = await asyncio.to_thread(urllib.request.urlopen, url, timeout=5)
-        return dict(json.loads(response.read()))
-
-    def kill(self) -> None:
-        assert self.proc is not None
-        os.kill(self.proc.pid, signal.SIGKILL)
-        self.proc.wait()
-
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.kill()
+from tests.service.kit import Server, stored_matches_truth
 
 
 async def test_sigkill_at_random_points_loses_and_doubles_nothing(

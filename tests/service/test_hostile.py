@@ -19,12 +19,11 @@ from urllib.parse import urlsplit
 import aiomqtt
 
 from firmware_bridge.messages import Event
-from hil_tests.simulator.recording import RecordedHand, record_game
+from hil_tests.simulator.recording import record_game
 from hil_tests.simulator.violations import Violations
 from table_service.store import Store
 from tests.service.fakebridge import FakeBridge, retable
-from tests.service.test_crash import Server
-from tests.service.test_live import stored_matches_truth
+from tests.service.kit import Server, assert_whole, stored_matches_truth, stored_whole
 
 TOPICS = ("event", "bridge/link", "bridge/availability")  # what the service subscribes to
 
@@ -100,21 +99,6 @@ async def clear_retained(mqtt_url: str, messages: list[tuple[str, bytes]]) -> No
     async with aiomqtt.Client(parts.hostname or "", parts.port or 1883) as client:
         for topic in {t for t, _ in messages if "/bridge/" in t}:
             await client.publish(topic, b"", qos=1, retain=True)
-
-
-async def stored_whole(store: Store, table: str, events: list[Event], server: Server) -> None:
-    last = (events[-1].boot_id, events[-1].seq)
-    async with asyncio.timeout(120):
-        while store.last_event_key(table) != last:
-            assert server.proc is not None and server.proc.poll() is None, "serve exited"
-            await asyncio.sleep(0.2)
-
-
-def assert_whole(store: Store, table: str, events: list[Event], game: list[RecordedHand]) -> None:
-    stored = [e.event for e in store.entries(table) if e.kind == "event" and e.event]
-    assert [(e.boot_id, e.seq) for e in stored] == [(e.boot_id, e.seq) for e in events]
-    assert [e.body for e in stored] == [e.body for e in events]  # the bridge's own bodies
-    assert stored_matches_truth(store, table, game) == []
 
 
 async def test_no_message_on_any_topic_stops_the_service_or_disturbs_a_table(

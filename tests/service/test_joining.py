@@ -37,7 +37,7 @@ from hil_tests.service_end import stored_mismatches
 from hil_tests.simulator.recording import RecordedHand, record_game
 from table_service.store import Store
 from tests.service.fakebridge import FakeBridge, retable
-from tests.service.test_crash import Server
+from tests.service.kit import Server
 
 HANDS = 6
 

@@ -3,57 +3,24 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from urllib.parse import urlsplit
 
 import aiomqtt
 import pytest
 
-from hil_tests.service_end import stored_hands, stored_mismatches
 from hil_tests.simulator.recording import RecordedHand, record_game
 from hil_tests.simulator.violations import Violations
-from table_service.service.live import Service
-from table_service.service.settings import ServeSettings
-from table_service.store import Store
 from tests.service.fakebridge import FakeBridge, retable
+from tests.service.kit import running, settings_for, stored_matches_truth
 
 
 async def until(check: Callable[[], bool], timeout: float = 30.0) -> None:
     async with asyncio.timeout(timeout):
         while not check():
             await asyncio.sleep(0.05)
-
-
-@contextlib.asynccontextmanager
-async def running(settings: ServeSettings) -> AsyncIterator[Service]:
-    store = Store(settings.database_url)
-    service = Service(settings, store)
-    task = asyncio.create_task(service.run())
-    try:
-        await asyncio.wait_for(service.ready.wait(), 30)
-        yield service
-    finally:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
-        store.close()
-
-
-def settings_for(mqtt_url: str, store_url: str, base: str) -> ServeSettings:
-    return ServeSettings(mqtt=mqtt_url, db=store_url, base_topic=base, client_id=base)
-
-
-def stored_matches_truth(store: Store, table: str, game: list[RecordedHand]) -> list[str]:
-    """Every played hand stored once, with the truth's result, money, deal and 台."""
-    return stored_mismatches(stored_hands(store, table), [h.truth for h in game])
-
-
-@pytest.fixture(scope="module")
-def game() -> list[RecordedHand]:
-    return record_game(7, 6, violations=Violations(0.03))
 
 
 async def test_a_game_is_stored_as_the_truth_says_and_published(
@@ -116,3 +83,8 @@ async def test_a_restarted_service_has_the_same_state_and_carries_on(
             await bridge.publish(events[half:])
             await until(lambda: second.store.last_event_key("t2") == (1, events[-1].seq))
             assert stored_matches_truth(second.store, "t2", game) == []
+
+
+@pytest.fixture(scope="module")
+def game() -> list[RecordedHand]:
+    return record_game(7, 6, violations=Violations(0.03))

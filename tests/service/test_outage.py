@@ -24,8 +24,7 @@ from hil_tests.simulator.recording import record_game
 from hil_tests.simulator.violations import Violations
 from table_service.store import Store
 from tests.service.fakebridge import FakeBridge, retable
-from tests.service.test_crash import Server
-from tests.service.test_hostile import assert_whole, stored_whole
+from tests.service.kit import Server, assert_whole, stored_whole
 
 
 class Relay:

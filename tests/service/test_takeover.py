@@ -16,8 +16,7 @@ import pytest
 from hil_tests.simulator.recording import record_game
 from table_service.store import Store
 from tests.service.fakebridge import FakeBridge, retable
-from tests.service.test_crash import MJTABLE, Server
-from tests.service.test_live import stored_matches_truth
+from tests.service.kit import MJTABLE, Server, stored_matches_truth
 
 
 def owned(server: Server) -> list[str]:

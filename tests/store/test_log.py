@@ -12,19 +12,7 @@ from table_service.store import Applied, DuplicateEvent, InvalidEntry, Store
 from table_service.store import store as store_module
 from table_service.store.models import FaultModel, HandModel, LedgerLine, Log, SessionModel
 from tests.store.conftest import Game, play
-
-SESSION = {"players": ["阿明", "Bea", "Chen", "Dora"], "base": 100, "per_tai": 20}
-
-
-def event(table: str, seq: int, boot_id: int = 7, ts: float = 1767225600.0) -> Event:
-    return Event.model_validate(
-        {"table": table, "boot_id": boot_id, "seq": seq, "ts": ts + seq, "body": {
-            "kind": "tile_drawn", "seat": seq % 4, "tile": seq % 144, "end": "front"}}
-    )  # fmt: skip
-
-
-def applied(table: str, *seqs: int, session_id: int | None = None) -> list[Applied]:
-    return [Applied("event", event(table, s), None, [], session_id) for s in seqs]
+from tests.store.kit import SESSION, applied, event
 
 
 def count(store: Store, model: type) -> int:

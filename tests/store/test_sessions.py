@@ -7,7 +7,7 @@ from sqlalchemy import select
 
 from table_service.store import Applied, InvalidEntry, Store
 from table_service.store.models import Log
-from tests.store.test_log import SESSION, applied
+from tests.store.kit import SESSION, applied
 
 
 def test_a_session_starts_with_defaults_filled(store: Store) -> None:
