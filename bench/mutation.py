@@ -120,6 +120,8 @@ PACKAGES = {
             "tests/mirror/test_mutants_wins.py",  # worked cases written for survivors
             "tests/mirror/test_mutants_claims.py",
             "tests/mirror/test_mutants_state.py",
+            "tests/mirror/test_claim_windows.py",  # a discard's claims, who may take it
+            "tests/mirror/test_mirror_state.py",  # the hand's picture, what it shows
             "tests/mirror/test_mutants_drawing.py",
             "tests/mirror/test_mutants_mirror.py",
             "tests/mirror/test_mutants_rulings.py",
