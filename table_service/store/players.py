@@ -98,8 +98,11 @@ def change_player(session: Session, player_id: int, changes: dict[str, str | Non
 
 
 def merge_players(session: Session, player_id: int, into: int) -> PlayerRow:
-    """`player_id`'s history counts under `into` from now on (both kept)."""
-    merged, kept = player_or_raise(session, player_id), player_or_raise(session, into)
+    """`player_id`'s history counts under `into` from now on (both kept). A missing
+    `into` is a refused body (409), not a missing resource: the path's player exists."""
+    merged, kept = player_or_raise(session, player_id), session.get(PlayerModel, into)
+    if kept is None:
+        raise InvalidEntry(f"no player {into} to merge player {player_id} into")
     if merged.merged_into is not None:
         raise InvalidEntry(f"player {player_id} was already merged into {merged.merged_into}")
     if kept.merged_into is not None or kept.id == merged.id:

@@ -106,6 +106,10 @@ async def test_an_admin_keeps_the_list(api: Api) -> None:
         f"/api/players/{bea['id']}/merge", json={"into": ming["id"]}, headers=api.as_admin
     )
     assert twice.status_code == 409
+    nobody = await api.client.post(
+        f"/api/players/{ming['id']}/merge", json={"into": 999_999}, headers=api.as_admin
+    )  # the path's player is there; the body names nobody: refused, not "not found"
+    assert nobody.status_code == 409 and "999999" in nobody.json()["error"]
     missing = await api.client.get("/api/players/999999/stats")
     assert missing.status_code == 404
 
