@@ -41,6 +41,9 @@ def fold(
     body = dict(body or {})
     if kind == "session":
         return mirror.start_session(SessionStart.model_validate(body))
+    if kind == "seating":  # a seat taken before the session's first shuffle
+        mirror.seat_player(body["seat"], body["name"], body.get("player_id"))
+        return []
     if kind == "session_end":
         mirror.end_session()
         return []

@@ -131,6 +131,29 @@ class TableMirror(DrawingMixin, ClaimsMixin, WinsMixin):
             self._begin_session(session)
         return self._out
 
+    @property
+    def seating_open(self) -> bool:
+        """Whether the session's seats may still change hands: it has been asked for and
+        no shuffle has begun a hand of it yet (a seat taken later would change who played)."""
+        if self.next_session is not None:
+            return True
+        return self.session is not None and self.hands == 0 and self.hand is None
+
+    def seat_player(self, seat: int, name: str, player_id: int | None) -> None:
+        """Who sits at `seat` for the session being seated (the one that begins at the next
+        shuffle, if one waits): by name, and by the club's list when listed."""
+        session = self.next_session or self.session
+        if session is None or not 0 <= seat < SEATS:
+            return
+        names = list(session.players)
+        ids = list(session.player_ids or (None,) * SEATS)
+        names[seat], ids[seat] = name, player_id
+        seated = session.model_copy(update={"players": tuple(names), "player_ids": tuple(ids)})
+        if self.next_session is not None:
+            self.next_session = seated
+        else:
+            self.session = seated
+
     def session_deal(self) -> dict[str, Any]:
         """Where the 將 stands now, as a session start names it."""
         deal = self.deal
@@ -251,6 +274,8 @@ class TableMirror(DrawingMixin, ClaimsMixin, WinsMixin):
         return {
             "table": self.table,
             "players": list(session.players),
+            # the seats of the session being seated, while they may still change hands
+            "seating": list((self.next_session or session).players) if self.seating_open else None,
             "profile": self.profile.label,
             "seat_order": self.profile.seat_order,  # whom the seat winds count from (§2)
             "dealer": self.deal.dealer,

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import secrets
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -59,6 +60,18 @@ class OwnedElsewhere(RuntimeError):
     """A write for a table another service process follows (send it there)."""
 
 
+class SeatingClosed(RuntimeError):
+    """A seat asked for once the session's first shuffle has come (or with no session)."""
+
+
+class BadSeatCode(RuntimeError):
+    """A seat code that is not the seat's now (another table's, an earlier session's)."""
+
+
+class SeatTaken(RuntimeError):
+    """A seat a listed player holds already, asked for by another with a code."""
+
+
 @dataclass
 class TableRunner:
     """One table as the service follows it."""
@@ -73,6 +86,18 @@ class TableRunner:
     online: bool | None = None  # the bridge's availability; None: never heard
     link: dict[str, Any] | None = None
     leds: list[str] = field(default_factory=lambda: ["off"] * 4)
+
+    seat_codes: tuple[int | None, list[str]] = field(default_factory=lambda: (None, []))
+
+    def seat_code(self, seat: int) -> str | None:
+        """The code a player scans at the table to take `seat` (as the TV shows it): one
+        per seat of the session being seated, until its first shuffle; None after."""
+        if not self.mirror.seating_open:
+            return None
+        seated = self.next_session_id if self.next_session_id is not None else self.session_id
+        if self.seat_codes[0] != seated or not self.seat_codes[1]:
+            self.seat_codes = (seated, [secrets.token_urlsafe(9) for _ in range(4)])
+        return self.seat_codes[1][seat]
 
     def follow_session(self) -> None:
         """A session asked for during a hand is the table's once the mirror has begun it
@@ -100,6 +125,7 @@ class _Work:
     body: dict[str, Any] | None = None
     reply: asyncio.Future[Any] | None = None
     epoch: int = 0  # of the table's stream when queued: a later one drops it (see _replay_from)
+    code: str | None = None  # a seat code a player scanned (kind "seating"), checked in turn
 
 
 class Service:
@@ -171,6 +197,21 @@ class Service:
         the past re-derives every record from the event it names; `deal` applies from the
         next hand, `penalty` (包賠/眼牌) moves money now, `note` is kept."""
         return int(await self._ask(_Work(table, "correction", body=body)))
+
+    async def seat(
+        self, table: str, seat: int, name: str, player_id: int | None, code: str | None = None
+    ) -> int:
+        """`seat` of the session being seated taken by `name` (a listed player's id, or a
+        guest); `code`: the seat's, when a player took it at the table (an admin needs
+        none). Refused once the session's first shuffle has come (SeatingClosed), or with
+        a code that is not the seat's now (BadSeatCode). Returns the session's id."""
+        body = {
+            "seat": seat,
+            "name": name,
+            "player_id": player_id,
+            "by": "code" if code else "admin",
+        }
+        return int(await self._ask(_Work(table, "seating", body=body, code=code)))
 
     async def _ask(self, work: _Work) -> Any:
         work.reply = asyncio.get_running_loop().create_future()
@@ -543,8 +584,8 @@ class Service:
         return list(ids)
 
     async def _service_entry(self, work: _Work) -> None:
-        """A session start or end, a correction or a service fault: applied to the mirror,
-        stored, answered."""
+        """A session start or end, a seat taken, a correction or a service fault: applied
+        to the mirror, stored, answered."""
         table = work.table
         if table not in self.tables:
             await self._adopt(table, {})
@@ -580,6 +621,8 @@ class Service:
                     )
                     fold(runner.mirror, "session_end", None, body)
                     runner.session_id = runner.next_session_id = None
+            elif work.kind == "seating":
+                result = await self._seat(runner, body, work.code)
             elif work.kind == "fault":
                 fault = Fault(table=table, **body)
                 await self._append(
@@ -598,6 +641,30 @@ class Service:
         self._announce(runner, [])
         if work.reply is not None and not work.reply.done():
             work.reply.set_result(result)
+
+    async def _seat(self, runner: TableRunner, body: dict[str, Any], code: str | None) -> int:
+        """A seat taken, checked in the writer's turn (so no shuffle slips in between): the
+        session being seated has not begun a hand, the code is the seat's now, the seat is
+        not a listed player's already (an admin may re-seat it)."""
+        mirror, seat = runner.mirror, int(body["seat"])
+        if not mirror.seating_open:
+            raise SeatingClosed(f"table {runner.table!r} has no session waiting for players")
+        if code is not None:
+            if not secrets.compare_digest(code, runner.seat_code(seat) or ""):
+                raise BadSeatCode(f"this code is not seat {seat}'s at table {runner.table!r}")
+            seated = mirror.next_session or mirror.session
+            taken = (seated.player_ids or (None,) * 4)[seat] if seated is not None else None
+            if taken is not None and taken != body["player_id"]:
+                name = seated.players[seat] if seated is not None else ""
+                raise SeatTaken(f"seat {seat} is taken by {name}: an admin can change it")
+        await self._append(runner.table, [Applied("seating", None, body, [], None)], None)
+        fold(mirror, "seating", None, body)
+        if code is not None:  # used once: taking the seat again takes a new scan at the table
+            runner.seat_codes[1][seat] = secrets.token_urlsafe(9)
+        session_id = (
+            runner.next_session_id if runner.next_session_id is not None else runner.session_id
+        )
+        return int(session_id or 0)
 
     async def _rule(self, runner: TableRunner, body: dict[str, Any]) -> int:
         """A referee's ruling: stored with the records it re-derives (one transaction),

@@ -24,6 +24,11 @@ class ServeSettings(BrokerSettings):
     data_dir: Path = Field(Path("mjtable-data"), description="where the SQLite database lives")
     host: str = Field("127.0.0.1", description="address the API binds (0.0.0.0: every one)")
     port: int = Field(8000, ge=0, le=65535, description="API port")
+    public_url: str | None = Field(
+        None,
+        description="the address players' phones reach the pages at (http://host:port), "
+        "which the seat codes' QR carry; default: the address the table's page was opened at",
+    )
     base_topic: str = Field("mjtable", description="topics are <base>/<table>/...")
     client_id: str = Field("mjtable-service", description="MQTT client id prefix")
     gap_timeout: float = Field(

@@ -5,13 +5,15 @@ one `Store` over SQLite (default: WAL, a file in the data directory) or PostgreS
 (`postgresql://…`, driver psycopg 3). Everything is synchronous (the service calls it
 from one writer thread per process via asyncio.to_thread); every method is one
 transaction. History is append-only: nothing is ever UPDATEd or DELETEd except
-`sessions.ended_at`/`ended_log_id` (set once) and `tokens.revoked_at` (set once); a
+`sessions.ended_at`/`ended_log_id` (set once), a session's `players` and
+seats (by a "seating" entry, only before its first hand) and `tokens.revoked_at` (set once); a
 referee's decision or correction is a new row.
 
 The log: every table has one ordered log of entries, `log_id` increasing (a global
 autoincrement id is fine). An entry is either a bridge event (kind "event", unique on
 (table, boot_id, seq)) or a service entry (kind "session" start / "session_end" /
-"correction", or "fault": one the service found in the stream itself). The game state
+"correction", "seating": a seat taken before the session's first shuffle, or "fault": one
+the service found in the stream itself). The game state
 of a table is a fold over its entries in log order; a snapshot (a pickled TableMirror)
 taken at an entry lets a restart fold only the rest.
 """
@@ -19,12 +21,13 @@ taken at an entry lets a restart fold only the rest.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Final, Literal, get_args
 
 from firmware_bridge.messages import Event
 from table_service.mirror.records import Record
 
-EntryKind = Literal["event", "session", "session_end", "correction", "fault"]
+EntryKind = Literal["event", "session", "session_end", "correction", "fault", "seating"]
+ENTRY_KINDS: Final[tuple[str, ...]] = get_args(EntryKind)
 Role = Literal["referee", "admin"]
 
 

@@ -29,6 +29,7 @@ from sqlalchemy import (
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 from table_service.mirror.rulings import RULING_KINDS
+from table_service.store.entries import ENTRY_KINDS
 
 NAMING_CONVENTION = {
     "ix": "ix_%(table_name)s_%(column_0_N_name)s",
@@ -55,9 +56,7 @@ class Log(Base):
     __table_args__ = (
         UniqueConstraint("table", "boot_id", "seq"),
         Index(None, "table", "id"),
-        CheckConstraint(
-            "kind IN ('event', 'session', 'session_end', 'correction', 'fault')", name="kind"
-        ),
+        CheckConstraint(f"kind IN ({', '.join(repr(k) for k in ENTRY_KINDS)})", name="kind"),
         CheckConstraint(
             "(kind = 'event') = (boot_id IS NOT NULL AND seq IS NOT NULL)", name="event_key"
         ),

@@ -37,7 +37,7 @@ from table_service.mirror.rulings import (
     parse_ruling,
 )
 from table_service.mirror.session import SessionStart
-from table_service.store.entries import Applied, Entry
+from table_service.store.entries import ENTRY_KINDS, Applied, Entry
 from table_service.store.errors import InvalidEntry
 from table_service.store.models import (
     Base,
@@ -155,7 +155,7 @@ class Projector:
 
     def _entry(self, applied: Applied) -> int:
         kind = applied.kind
-        if kind not in ("session", "session_end", "correction", "fault"):
+        if kind == "event" or kind not in ENTRY_KINDS:
             raise InvalidEntry(f"unknown entry kind {kind!r}")
         session_id = self._session_of(applied)
         log = Log(
@@ -175,6 +175,8 @@ class Projector:
             log.session_id = session_id = self._end(log, session_id)
         elif kind == "correction":
             self._correction(log, session_id)
+        elif kind == "seating":
+            log.session_id = session_id = self._seat(log)
         for record in applied.records:
             self.record(log.id, session_id, record)
         return log.id
@@ -218,6 +220,39 @@ class Projector:
             if self.session.get(PlayerModel, player_id) is None:
                 raise InvalidEntry(f"no player {player_id}")
             self.session.add(SeatModel(session_id=session_id, seat=seat, player_id=player_id))
+
+    def _seat(self, log: Log) -> int:
+        """A seat of the open session taken (by name, and by the list's id when listed)
+        before its first hand: the session's names and seats say so from now on."""
+        body = log.body or {}
+        seat, name, player_id = body.get("seat"), body.get("name"), body.get("player_id")
+        if type(seat) is not int or not 0 <= seat < SEATS or not isinstance(name, str):
+            raise InvalidEntry("seating body must name a seat 0-3 and a name")
+        row = open_session_row(self.session, self.table)
+        if row is None:
+            raise InvalidEntry(f"table {self.table!r} has no session to seat")
+        played = select(HandModel.id).where(HandModel.session_id == row.id).limit(1)
+        if self.session.scalar(played) is not None:
+            raise InvalidEntry(f"session {row.id} has played a hand: its seats stand")
+        taken = self.session.scalar(
+            select(SeatModel.seat).where(
+                SeatModel.session_id == row.id,
+                SeatModel.player_id == player_id,
+                SeatModel.seat != seat,
+            )
+        )
+        if taken is not None:
+            raise InvalidEntry(f"player {player_id} sits at seat {taken} of session {row.id}")
+        names = list(row.players)
+        names[seat] = name
+        row.players = names
+        self.players.pop(row.id, None)
+        self.session.execute(
+            delete(SeatModel).where(SeatModel.session_id == row.id, SeatModel.seat == seat)
+        )
+        if player_id is not None:
+            self._seat_players(row.id, [player_id if s == seat else None for s in range(SEATS)])
+        return row.id
 
     def _end(self, log: Log, session_id: int | None) -> int:
         if session_id is not None:

@@ -5,6 +5,7 @@
 |---|---|
 | `tables.py` | GET /api/tables, /api/tables/{table}, /api/tables/{table}/referee: live state |
 | `sessions.py` | /api/sessions…, POST /api/tables/{table}/session, …/session/end |
+| `seats.py` | /api/tables/{table}/seats…: who sits where before the first shuffle, seat codes |
 | `hands.py` | GET /api/tables/{table}/hands, /api/hands/{id}, /api/hands/{id}/events |
 | `players.py` | /api/players…, /api/leaderboard, /api/players.csv |
 | `referee.py` | violations (and decisions), faults, rulings (POST /api/tables/{table}/rulings) |

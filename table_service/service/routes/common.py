@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field
 from table_service.mirror.session import PRESETS
 from table_service.service.guards import AuthLimiter, client_of
 from table_service.service.live import Service, TableRunner
-from table_service.store import InvalidEntry, NotFound, Role, Store, TokenRow
+from table_service.store import InvalidEntry, NotFound, PlayerRow, Role, Store, TokenRow
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -210,6 +210,25 @@ class Backend:
             raise HTTPException(404, str(exc)) from None
         except InvalidEntry as exc:
             raise HTTPException(409, str(exc)) from None
+
+    async def listed(self, player_id: int, where: str) -> PlayerRow:
+        """A player of the club's list named in a body (at `where`), as they play: a merged
+        entry as the player it joined. One the list does not hold is a refused body (409:
+        the route's own resource is there)."""
+        try:
+            player = await self.db(self.store.player, player_id)
+            if player.merged_into is not None:
+                player = await self.db(self.store.player, player.merged_into)
+        except NotFound:
+            raise HTTPException(409, f"{where}: no player {player_id}") from None
+        return player
+
+    async def seated_elsewhere(self, player_ids: list[int], table: str) -> None:
+        """A player sits at one table at a time: one in an open session elsewhere is a 409."""
+        elsewhere = await self.db(self.store.seated_elsewhere, player_ids, table)
+        if elsewhere:
+            player_id, other = elsewhere[0]
+            raise HTTPException(409, f"player {player_id} sits at table {other!r} already")
 
     def runner_or_404(self, table: str) -> TableRunner:
         runner = self.service.runner(table)

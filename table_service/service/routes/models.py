@@ -162,6 +162,34 @@ class PlayerChange(_Body):
     member_no: MemberNo | None = None
 
 
+class ListedSeat(_Body):
+    """A seat taken by a player of the club's list (GET /api/players)."""
+
+    player_id: ListedPlayer
+
+
+class GuestSeat(_Body):
+    """A seat taken by a guest, by name alone."""
+
+    name: Player
+
+
+SeatCode = Annotated[str, Field(min_length=8, max_length=32, pattern=r"^[A-Za-z0-9_-]+$")]
+_CODE = Field(description="the seat's code, as the QR on the table's page carries it")
+
+
+class ListedClaim(ListedSeat):
+    code: SeatCode = _CODE
+
+
+class GuestClaim(GuestSeat):
+    code: SeatCode = _CODE
+
+
+SeatBody = ListedSeat | GuestSeat  # who takes a seat: one of the list, or a guest
+SeatClaim = ListedClaim | GuestClaim  # the same at the table, with the seat's code (no token)
+
+
 class MergeBody(_Body):
     into: ListedPlayer = Field(description="the player who keeps both histories")
 
@@ -374,6 +402,13 @@ class TableState(TypedDict):
         int, Field(ge=1, le=4, description="the dealer's place in the round, from 1")
     ]
     hands: Annotated[int, Field(description="hands scored in the session")]
+    seating: Annotated[
+        list[str] | None,
+        Field(
+            description="the names at the seats of the session waiting for its first shuffle, "
+            "while players may still take seats (GET /api/tables/{table}/seats); null after"
+        ),
+    ]
     totals: Annotated[list[int], Field(description="each seat's money in the session")]
     hand: Annotated[HandView | None, Field(description="the hand under way, or the last one")]
     ruled_deal: RuledDeal | None
@@ -387,3 +422,20 @@ class TableState(TypedDict):
     link: Annotated[
         LinkState | None, Field(description="the bridge's link to the table; null: never heard")
     ]
+
+
+class Seated(BaseModel):
+    """A seat as the session being seated has it now."""
+
+    session_id: int
+    seat: SeatNo
+    name: str
+    player_id: int | None
+
+
+class Seating(BaseModel):
+    """The seats of the session a table is waiting to begin (its first shuffle not come)."""
+
+    open: bool = Field(description="whether seats may still be taken (before the first shuffle)")
+    session_id: int | None = Field(description="the session being seated, or running")
+    seats: list[Seated]

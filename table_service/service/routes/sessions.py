@@ -31,7 +31,7 @@ from table_service.service.routes.models import (
     SessionDetail,
     SessionExport,
 )
-from table_service.store import LedgerRow, NotFound, SessionRow
+from table_service.store import LedgerRow, SessionRow
 
 
 def csv_name(session: SessionRow) -> str:
@@ -116,22 +116,13 @@ def router(backend: Backend) -> APIRouter:
         player it joined); a player twice, unknown or at another table's session refused."""
         names, seated = list(start.players), []
         for seat, player_id in enumerate(ids):
-            if player_id is None:
-                continue
-            try:
-                player = await db(store.player, player_id)
-            except NotFound:
-                raise HTTPException(409, f"player_ids.{seat}: no player {player_id}") from None
-            if player.merged_into is not None:
-                player = await db(store.player, player.merged_into)
-            names[seat] = player.name
-            seated.append(player.id)
+            if player_id is not None:
+                player = await backend.listed(player_id, f"player_ids.{seat}")
+                names[seat] = player.name
+                seated.append(player.id)
         if len(set(seated)) != len(seated):
             raise HTTPException(409, "player_ids: a player takes one seat")
-        elsewhere = await db(store.seated_elsewhere, seated, table)
-        if elsewhere:
-            player_id, other = elsewhere[0]
-            raise HTTPException(409, f"player {player_id} sits at table {other!r} already")
+        await backend.seated_elsewhere(seated, table)
         ids_now: list[int | None] = [None] * 4
         for seat, player_id in enumerate(ids):
             if player_id is not None:
