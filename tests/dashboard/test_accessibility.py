@@ -34,7 +34,18 @@ def pages(site: Site, session_id: int, player_id: int) -> list[tuple[str, str, s
         ("admin", "/admin.html?t=a1", ".admin-tables tr[data-table='a1']", site.api.admin),
         ("players", "/players.html", ".leaderboard tbody tr", None),
         ("player", f"/player.html?id={player_id}", ".figure", None),
+        # a2's session waits for its first shuffle: the TV's codes, a player's phone
+        ("seating", "/table.html?t=a2", "#seating:not([hidden]) .seating-seat img", None),
+        ("sit", f"/sit.html?table=a2&seat=1&code={seat_code(site, 'a2', 1)}", ".sit-player",
+         None),
     ]  # fmt: skip
+
+
+def seat_code(site: Site, table: str, seat: int) -> str:
+    runner = site.api.service.runner(table)
+    code = runner.seat_code(seat) if runner is not None else None
+    assert code is not None, f"{table} has no session waiting for players"
+    return code
 
 
 def found(results: Any) -> list[str]:
@@ -56,6 +67,7 @@ async def test_no_page_has_a_serious_accessibility_violation(site: Site, chrome:
     player_id = response.json()["id"]
     session_id = await site.start_session("a1", PLAYERS, player_ids=[player_id, None, None, None])
     await site.play("a1", events[:-20])  # three hands over, the fourth under way
+    await site.start_session("a2", ["甲", "乙", "丙", "丁"])
     assert await site.get("/api/violations", table="a1"), "the game has violations to show"
     axe = Axe()
     problems: list[str] = []

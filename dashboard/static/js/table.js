@@ -52,10 +52,41 @@ function render() {
   const label = $("#offline-label");
   label.hidden = !offline;
   fill(label, h("strong", null, t("conn.offline")), h("span", null, t("conn.offline.detail")));
+  renderSeating();
   const board = renderBoard(state, { flash: new Set(flash.keys()) });
   const shown = boardWrap.firstElementChild;
   if (shown?.classList.contains("board") && boardWrap.childElementCount === 1) morph(shown, board);
   else fill(boardWrap, board);
+}
+
+let seatingShown = ""; // the names the QR codes were drawn for ("": none drawn)
+
+/** Before the session's first shuffle: a QR code per seat, which a player scans to take it
+ *  on their phone (sit.html). Each code works once, so the codes are drawn anew whenever a
+ *  seat changes hands (the names), and the panel goes at the first shuffle. */
+function renderSeating() {
+  const panel = $("#seating");
+  const names = state?.seating;
+  const idle = !state?.hand || state.hand.phase === "over";
+  if (!names || !idle) {
+    panel.hidden = true;
+    if (seatingShown) fill(panel);
+    seatingShown = "";
+    return;
+  }
+  panel.hidden = false;
+  const key = `${state.next_session_id ?? state.session_id}:${names.join("\u0000")}:${document.documentElement.lang}`;
+  if (key === seatingShown) return;
+  seatingShown = key;
+  const base = `/api/tables/${encodeURIComponent(table)}/seats`;
+  fill(panel,
+    h("h2", { id: "seating-title" }, t("seating.title")),
+    h("p", { class: "seating-sub" }, t("seating.sub")),
+    h("ol", { class: "seating-seats" }, names.map((name, seat) =>
+      h("li", { class: "seating-seat" },
+        h("img", { src: `${base}/${seat}/qr.svg`, alt: t("seating.qr", { seat: t("seat", { n: seat }) }), width: 200, height: 200 }),
+        h("span", { class: "seating-label" }, t("seat", { n: seat })),
+        h("strong", { class: "seating-name" }, name)))));
 }
 
 function flashSeat(seat) {
