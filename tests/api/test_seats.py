@@ -113,6 +113,10 @@ async def test_players_take_their_seats_with_the_codes_until_the_first_shuffle(
     seated = ["阿明", "Bea", "陳小華", "Visitor"]
     session = (await api.get(f"/api/sessions/{sid}"))["session"]
     assert session["players"] == seated and session["player_ids"] == [ming, bea, hua, None]
+    restored, _, _ = api.store.restore("t1")  # as a restart finds the table: from the log
+    assert restored.seating_open and restored.session is not None
+    assert list(restored.session.players) == seated
+    assert restored.session.player_ids == (ming, bea, hua, None)
 
     # the first shuffle: the seats stand
     events = events_of(game, "t1")
