@@ -50,9 +50,9 @@ from table_service.mirror.records import (  # noqa: E402
     SeatPlay,
     Violation,
 )
-from table_service.rules.shapes import WAIT_SHAPES  # noqa: E402
 from table_service.mirror.session import WINDS, SessionStart  # noqa: E402
 from table_service.rules.items import ITEMS  # noqa: E402
+from table_service.rules.shapes import WAIT_SHAPES  # noqa: E402
 from table_service.store import Applied, Store  # noqa: E402
 
 AIM_MS = 200.0
