@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import io
+import threading
 import time
 from collections import Counter, defaultdict
 from collections.abc import Sequence
@@ -26,6 +27,7 @@ from table_service.rules.shapes import WAIT_SHAPES
 from table_service.rules.table import SEATS
 from table_service.store.errors import InvalidEntry, NotFound
 from table_service.store.models import (
+    CorrectionModel,
     HandModel,
     LedgerLine,
     Log,
@@ -428,15 +430,63 @@ RANKED: Final[dict[str, bool]] = {
 }  # fmt: skip
 
 
+def records_version(session: Session) -> tuple[int, ...]:
+    """What every player's figures are counted from, as it stands now, in a few index
+    reads: a hand or a violation stored, a ruling (every re-derivation is one), a session
+    started, a seat taken or changed, a player merged each change it. (A rename does not:
+    the names are read afresh each time.)"""
+
+    def newest(column: Any) -> Any:
+        return select(func.coalesce(func.max(column), 0)).scalar_subquery()
+
+    seats = (
+        select(func.count(), func.coalesce(func.sum(SeatModel.player_id * (SeatModel.seat + 1)), 0))
+        .select_from(SeatModel)
+        .subquery()
+    )
+    merged = select(func.coalesce(func.sum(PlayerModel.merged_into), 0)).scalar_subquery()
+    query = select(
+        newest(HandModel.id), newest(ViolationModel.id), newest(CorrectionModel.id),
+        newest(SessionModel.id), *seats.c, merged,
+    )  # fmt: skip
+    return tuple(int(v) for v in session.execute(query).one())
+
+
+class FiguresCache:
+    """Every player's figures over a span as last counted, kept while the records they
+    were counted from stand unchanged (`records_version`): a leaderboard on a TV asked for
+    again and again between two hands is counted once. A small LRU of spans."""
+
+    def __init__(self, size: int = 16) -> None:
+        self.size = size
+        self.kept: dict[tuple[Any, ...], dict[int, PlayerStats]] = {}
+        self.lock = threading.Lock()  # the API's readers share it from their threads
+
+    def figures(self, session: Session, key: tuple[Any, ...], count: Any) -> dict[int, PlayerStats]:
+        full = (records_version(session), *key)
+        with self.lock:
+            found = self.kept.get(full)
+        if found is None:
+            found = count()  # outside the lock: another span need not wait for it
+        with self.lock:
+            self.kept.pop(full, None)
+            self.kept[full] = found  # the newest last
+            while len(self.kept) > self.size:
+                del self.kept[next(iter(self.kept))]
+        return found
+
+
 def everyones_stats(
     session: Session,
     since: float | None = None,
     until: float | None = None,
     profile: str | None = None,
     with_items: bool = True,
+    cache: FiguresCache | None = None,
 ) -> list[tuple[PlayerRow, PlayerStats]]:
     """Every listed player's figures over a span (merged players' seats under the player
-    kept), in one pass over the records; players with no hand there are left out."""
+    kept), in one pass over the records; players with no hand there are left out.
+    `cache`: figures counted before from the same records serve again."""
     listed = session.scalars(
         select(PlayerModel).where(PlayerModel.merged_into.is_(None)).order_by(PlayerModel.name)
     )
@@ -444,9 +494,15 @@ def everyones_stats(
     seats = select(SeatModel.session_id, SeatModel.seat, kept).join(
         PlayerModel, PlayerModel.id == SeatModel.player_id
     )
-    if profile is not None:
-        seats = seats.where(SeatModel.session_id.in_(_sessions_of(session, seats, profile)))
-    everyone = _stats_by_player(session, seats, since, until, with_items)
+
+    def count() -> dict[int, PlayerStats]:
+        chosen = seats
+        if profile is not None:
+            chosen = seats.where(SeatModel.session_id.in_(_sessions_of(session, seats, profile)))
+        return _stats_by_player(session, chosen, since, until, with_items)
+
+    key = (since, until, profile, with_items)
+    everyone = count() if cache is None else cache.figures(session, key, count)
     found = [(row, everyone.get(row.id)) for row in listed]
     return [(player_row(row), stats) for row, stats in found if stats is not None and stats.hands]
 
@@ -458,13 +514,15 @@ def leaderboard(
     until: float | None = None,
     min_hands: int = 0,
     profile: str | None = None,
+    cache: FiguresCache | None = None,
 ) -> list[Standing]:
     """The listed players (merged ones under the player kept) ranked by one figure over a
     span, those with fewer than `min_hands` hands (or no value) left out."""
     if figure not in RANKED:
         raise InvalidEntry(f"figure must be one of {', '.join(RANKED)}")
     scored = []
-    for player, stats in everyones_stats(session, since, until, profile, with_items=False):
+    everyone = everyones_stats(session, since, until, profile, with_items=False, cache=cache)
+    for player, stats in everyone:
         value = getattr(stats, figure)
         if stats.hands >= max(min_hands, 1) and value is not None:
             scored.append((float(value), player, stats.hands))

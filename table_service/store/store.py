@@ -227,6 +227,7 @@ class Store:
         existing SQLite file is checked before anything is written to it: StoreDamaged
         when it is not a sound mjtable database, StoreAhead when a newer mjtable wrote it."""
         self.url = database_url(url)
+        self._figures = players.FiguresCache()  # every player's figures, while they stand
         path = self._sqlite_file()
         if path is not None and path.exists():
             problem = sqlite_damage(path)
@@ -761,14 +762,17 @@ class Store:
         profile: str | None = None,
     ) -> list[Standing]:
         with self._read() as session:
-            return players.leaderboard(session, figure, since, until, min_hands, profile)
+            return players.leaderboard(
+                session, figure, since, until, min_hands, profile, cache=self._figures
+            )
 
     def players_csv(
         self, since: float | None = None, until: float | None = None, profile: str | None = None
     ) -> str:
         """Every listed player's figures over a span, as a spreadsheet."""
         with self._read() as session:
-            return players.stats_csv(players.everyones_stats(session, since, until, profile))
+            everyone = players.everyones_stats(session, since, until, profile, cache=self._figures)
+            return players.stats_csv(everyone)
 
     def seated_elsewhere(self, player_ids: list[int], table: str) -> list[tuple[int, str]]:
         """Which of these players sit in a session not ended at another table."""

@@ -248,6 +248,24 @@ async def test_the_leaderboard_ranks_by_a_figure_over_a_span(api: Api) -> None:
     assert later.text.removeprefix("\ufeff").count("\n") == 1  # the heading alone
     bad = await api.client.get("/api/leaderboard", params={"figure": "luck"})
     assert bad.status_code == 422
+
+    # The figures counted once serve again only while the records stand: a penalty, then a
+    # merge, and the board is the players' figures as they are now
+    fine = {"kind": "penalty", "seat": 2, "tai": 2, "reason": "眼牌"}
+    response = await api.client.post(
+        "/api/tables/t1/corrections", json=fine, headers=api.as_referee
+    )
+    assert response.status_code == 201, response.text
+    board = {s["player"]["id"]: s["value"] for s in await api.get("/api/leaderboard")}
+    assert board == {i: (await api.get(f"/api/players/{i}/stats"))["net"] for i in ids}
+    assert board[ids[2]] < figures[ids[2]]["net"]
+    merged = await api.client.post(
+        f"/api/players/{ids[3]}/merge", json={"into": ids[1]}, headers=api.as_admin
+    )
+    assert merged.status_code == 200
+    board = {s["player"]["id"]: s["value"] for s in await api.get("/api/leaderboard")}
+    assert set(board) == {ids[0], ids[1], ids[2]}
+    assert board[ids[1]] == (await api.get(f"/api/players/{ids[1]}/stats"))["net"]
     schema = api.app.openapi()["paths"]["/api/leaderboard"]["get"]["parameters"]
     (figure,) = [p for p in schema if p["name"] == "figure"]
     assert "deal_in_rate" in str(figure["schema"])

@@ -17,7 +17,9 @@ let failed = false;
 
 function since() {
   const seconds = SPANS[span];
-  return seconds ? Math.floor(Date.now() / 1000) - seconds : null;
+  // to the minute: the service keeps the figures of a span it counted (until a hand or a
+  // ruling changes them), and a span that moved by a second would be counted again
+  return seconds ? Math.floor(Date.now() / 60_000) * 60 - seconds : null;
 }
 
 async function load() {
