@@ -25,6 +25,8 @@ pytestmark = needs_browser
 TABLE = "M1"
 PLAYERS = ["阿明", "Bea", "<b>陳小華</b>", "林志玲"]
 DEAL = ("dealer", "streak", "round_wind", "start_seat")
+SEATED = """([seat, name]) =>
+  document.querySelector(`.seat-row[data-seat="${seat}"] strong`)?.textContent === name"""
 
 
 async def table_state(site: Site) -> dict[str, Any]:
@@ -235,4 +237,39 @@ async def test_the_admin_changes_the_rules_a_session_is_scored_by(
     assert (await row.locator("td").text_content()) == "是"
     wait = view.locator(".rules-table tr", has_text="平胡的聽牌條件")
     assert (await wait.locator("td").text_content()) == "胡牌張是兩面順子的外張"
+    assert await chrome.reported() == []
+
+
+async def test_the_admin_seats_players_by_hand_before_the_first_shuffle(
+    site: Site, chrome: Chrome
+) -> None:
+    """A session waiting for its first shuffle: the admin's page lists its seats, and a name
+    typed at a seat seats that player of the club's list (any other name: a guest); once
+    the shuffle comes the seats leave the page."""
+    response = await site.api.client.post(
+        "/api/players", json={"name": "阿明"}, headers=site.api.as_admin
+    )
+    assert response.status_code == 201, response.text
+    ming = response.json()["id"]
+    await site.start_session(TABLE, ["0", "1", "2", "3"])
+    page = await chrome.open(f"{site.url}/admin.html?t={TABLE}")
+    await page.fill("input[name=token]", site.api.admin)
+    await page.click(".token-form button[type=submit]")
+    await page.wait_for_selector(".admin-seating .seat-row button:not([disabled])")
+    assert await page.locator(".admin-seating .seat-row").count() == 4
+    await page.fill('.seat-row[data-seat="2"] input[name=name]', "阿明")
+    await page.click('.seat-row[data-seat="2"] button')
+    await page.wait_for_function(SEATED, arg=[2, "阿明"])
+    await page.fill('.seat-row[data-seat="0"] input[name=name]', "Visitor")
+    await page.click('.seat-row[data-seat="0"] button')
+    await page.wait_for_function(SEATED, arg=[0, "Visitor"])
+    await snap(page, "admin-seats")
+    seats = (await site.get(f"/api/tables/{TABLE}/seats"))["seats"]
+    assert [(s["name"], s["player_id"]) for s in seats] == [
+        ("Visitor", None), ("1", None), ("阿明", ming), ("3", None)
+    ]  # fmt: skip
+    events = events_of(game_of(19, 1), TABLE)
+    shuffle = next(i for i, e in enumerate(events) if e.body.kind == "shuffle_started") + 1
+    await site.play(TABLE, events[:shuffle])
+    await page.wait_for_selector(".admin-seating", state="detached")
     assert await chrome.reported() == []

@@ -17,7 +17,7 @@
 // - The service is the judge of a body: its error ({"error": "…"}) is shown by the form,
 //   word for word. Names are text (dom.js), never HTML.
 
-import { ApiError, LiveSocket, getJSON, postJSON, tokenStore } from "./api.js";
+import { ApiError, LiveSocket, getJSON, postJSON, putJSON, tokenStore } from "./api.js";
 import { playerName } from "./board.js";
 import { $, fill, h, param } from "./dom.js";
 import { lang, t, windName } from "./i18n.js";
@@ -161,7 +161,7 @@ async function endSession() {
 function renderCurrent() {
   const state = stateOf(chosen);
   const has = Boolean(token());
-  const sig = JSON.stringify([lang(), chosen, Boolean(state), state?.session_id, state?.next_session_id, confirming, busy, has, inPlay(state)]);
+  const sig = JSON.stringify([lang(), chosen, Boolean(state), state?.session_id, state?.next_session_id, confirming, busy, has, inPlay(state), state?.seating, listed.length]);
   if (sig === currentSig) return;
   currentSig = sig;
   const root = $("#current");
@@ -186,7 +186,43 @@ function renderCurrent() {
   const next = state.next_session_id;
   fill(root, h("div", { class: "admin-current", dataset: { table: chosen } }, status,
     next ? h("p", { class: "session-next" }, t("adm.session.next", { t: chosen }), " ", sessionLink(next)) : null,
-    inPlay(state) && !next ? h("p", { class: "mid-hand mid-hand--now" }, t("adm.mid_hand.now", { t: chosen })) : null));
+    inPlay(state) && !next ? h("p", { class: "mid-hand mid-hand--now" }, t("adm.mid_hand.now", { t: chosen })) : null,
+    state.seating ? seatingBlock(state.seating, has) : null));
+}
+
+/** Before the session's first shuffle: who sits where (players take seats with the TV's
+ *  codes), and any seat given by hand: a name of the club's list seats that player, any
+ *  other name a guest. */
+function seatingBlock(names, has) {
+  const row = (name, seat) => {
+    const form = h("form", { class: "admin-row seat-row", dataset: { seat } },
+      h("span", { class: "seat-now" }, t("seat", { n: seat }), " ", h("strong", null, name)),
+      h("input", { name: "name", list: "listed-players", maxlength: 64, autocomplete: "off", "aria-label": t("adm.seat.name", { seat: t("seat", { n: seat }) }) }),
+      h("button", { type: "submit", class: "btn", disabled: !has || busy }, t("adm.seat.set")));
+    form.addEventListener("submit", (e) => {
+      e.preventDefault();
+      seatByHand(seat, form.elements.namedItem("name").value.trim());
+    });
+    return form;
+  };
+  return h("div", { class: "admin-seating" }, h("h3", null, t("adm.seating")),
+    h("p", { class: "muted" }, t("adm.seating.sub")), names.map(row));
+}
+
+async function seatByHand(seat, name) {
+  if (!name || !token() || busy) return;
+  const player = listed.find((p) => p.name === name);
+  busy = true;
+  try {
+    const got = await putJSON(`/api/tables/${encodeURIComponent(chosen)}/seats/${seat}`,
+      player ? { player_id: player.id } : { name }, { token: token() });
+    say(true, () => t("adm.seat.done", { name: got.name, seat: t("seat", { n: seat }) }));
+  } catch (exc) {
+    say(false, () => errorText(exc));
+  } finally {
+    busy = false;
+    await reloadTables();
+  }
 }
 
 // --- the form ------------------------------------------------------------------------------

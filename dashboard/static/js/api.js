@@ -69,6 +69,10 @@ export function postJSON(url, body, options = {}) {
   return request("POST", url, { ...options, body });
 }
 
+export function putJSON(url, body, options = {}) {
+  return request("PUT", url, { ...options, body });
+}
+
 export const PAGE_MAX = 1000; // the most rows a list route gives in one page
 
 /**
