@@ -251,13 +251,14 @@ def http_timings(store: Store, club: dict[str, Any], runs: int) -> dict[str, lis
     `create_app`, asked through httpx's ASGI transport."""
     import httpx
 
+    from dashboard import STATIC
     from table_service.service.api import create_app
     from table_service.service.live import Service
     from table_service.service.settings import ServeSettings
 
     ids, since = club["ids"], club["since"]
     service = Service(ServeSettings(db=str(store.url)), store)
-    app = create_app(service, store)
+    app = create_app(service, store, static=STATIC)
     paths = {
         "stats_all": lambda i: f"/api/players/{ids[i % len(ids)]}/stats",
         "stats_30d": lambda i: f"/api/players/{ids[i % len(ids)]}/stats?since={since:.0f}",

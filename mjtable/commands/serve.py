@@ -96,6 +96,7 @@ async def running_service(settings: ServeSettings) -> AsyncIterator[ServiceParts
     store closes, and an error that stopped the service is raised. `demo` shares it."""
     import uvicorn
 
+    from dashboard import STATIC
     from table_service.service.api import create_app
     from table_service.service.live import Service
     from table_service.store import Store
@@ -103,7 +104,7 @@ async def running_service(settings: ServeSettings) -> AsyncIterator[ServiceParts
     store = Store(settings.database_url)
     service = Service(settings, store)
     app = create_app(
-        service, store, max_body=settings.max_body, auth_free=settings.auth_free,
+        service, store, static=STATIC, max_body=settings.max_body, auth_free=settings.auth_free,
         auth_rate=settings.auth_rate, ws_per_client=settings.ws_per_client,
         ws_total=settings.ws_total,
     )  # fmt: skip

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 from fastapi import Depends, FastAPI, HTTPException, Request
@@ -30,7 +31,6 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import HTTPConnection
 from starlette.routing import Match
 
-from dashboard import STATIC
 from table_service.service.guards import (
     AUTH_CLIENTS,
     AUTH_FREE,
@@ -80,6 +80,7 @@ def create_app(
     service: Service,
     store: Store,
     *,
+    static: Path | None = None,
     max_body: int = MAX_BODY,
     auth_free: int = AUTH_FREE,
     auth_rate: float = AUTH_RATE,
@@ -88,6 +89,9 @@ def create_app(
     ws_total: int = WS_TOTAL,
 ) -> FastAPI:
     """The app over a running service and its store (the app runs in the service's loop).
+
+    `static`: the dashboard's folder, served at / with /docs and the icon (`mjtable serve`
+    passes `dashboard.STATIC`); None: the API alone.
 
     `max_body`: bytes a request body may have; `auth_free` unknown tokens a client may
     present at once, then `auth_rate` a second (of `auth_clients` addresses tracked at
@@ -176,7 +180,7 @@ def create_app(
         referee.router(backend),
         players.router(backend),
         tokens.router(backend),
-        pages.router(),
+        *([pages.router(static)] if static is not None else []),
     ]
     for router in routers:
         app.include_router(router)
@@ -213,5 +217,6 @@ def create_app(
         return response
 
     app.add_middleware(GZipMiddleware, minimum_size=GZIP_MIN_BYTES)  # outermost: the bytes sent
-    app.mount("/", DashboardFiles(directory=STATIC, html=True), name="dashboard")
+    if static is not None:
+        app.mount("/", DashboardFiles(directory=static, html=True), name="dashboard")
     return app

@@ -10,18 +10,16 @@ Compression is the app's GZip middleware (`GZIP_MIN_BYTES`); a browser that asks
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Final
 
 from starlette.responses import FileResponse, Response
 from starlette.staticfiles import StaticFiles
 from starlette.types import Scope
 
-from dashboard import STATIC
-
 GZIP_MIN_BYTES: Final = 1024  # below this, gzip's header costs about what it saves
 REVALIDATE: Final = "no-cache"  # kept, but asked again each time (ETag → 304)
 VENDORED: Final = "public, max-age=86400"  # fonts and libraries: new only with a release
-FAVICON: Final = STATIC / "favicon.svg"
 
 
 class DashboardFiles(StaticFiles):
@@ -40,6 +38,8 @@ class DashboardFiles(StaticFiles):
         return response
 
 
-def favicon() -> FileResponse:
-    """The SVG icon at the address browsers ask for on their own."""
-    return FileResponse(FAVICON, media_type="image/svg+xml", headers={"Cache-Control": VENDORED})
+def favicon(static: Path) -> FileResponse:
+    """The SVG icon (the dashboard folder's) at the address browsers ask for on their own."""
+    return FileResponse(
+        static / "favicon.svg", media_type="image/svg+xml", headers={"Cache-Control": VENDORED}
+    )

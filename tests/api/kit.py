@@ -17,6 +17,7 @@ import uvicorn
 from fastapi import FastAPI
 from websockets.asyncio.client import ClientConnection
 
+from dashboard import STATIC
 from firmware_bridge.messages import Event, ReplayRequest
 from hil_tests.broker import free_port
 from hil_tests.simulator.faults import TableFaults
@@ -192,7 +193,7 @@ async def running_api(mqtt_url: str, store_url: str) -> AsyncIterator[Api]:
             store = service.store
             admin_row, admin = store.create_token("admin", "the tests' admin")
             referee_row, referee = store.create_token("referee", "the tests' referee")
-            app = create_app(service, store)
+            app = create_app(service, store, static=STATIC)
             transport = httpx.ASGITransport(app)
             async with httpx.AsyncClient(transport=transport, base_url=BASE_URL) as client:
                 api = Api(

@@ -18,6 +18,7 @@ import pytest
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
+from dashboard import STATIC
 from table_service.service.api import create_app
 from table_service.service.guards import AuthLimiter, SocketGate
 from tests.api.kit import Api, receive, serving, until, ws_base
@@ -74,7 +75,7 @@ def post_head(path: str, headers: dict[str, str]) -> str:
 
 
 async def test_a_body_over_the_limit_is_refused_before_it_is_read(api: Api) -> None:
-    app = create_app(api.service, api.store, max_body=4096)
+    app = create_app(api.service, api.store, static=STATIC, max_body=4096)
     auth = {"Authorization": f"Bearer {api.admin}"}
     async with serving(app) as url:
         # 50 MiB announced, none of it sent: the answer comes at once
@@ -120,7 +121,7 @@ async def client_at(url: str, address: str) -> AsyncIterator[httpx.AsyncClient]:
 
 
 async def test_token_guesses_are_limited_per_client_and_never_slow_the_others(api: Api) -> None:
-    app = create_app(api.service, api.store, auth_free=3, auth_rate=0.001)
+    app = create_app(api.service, api.store, static=STATIC, auth_free=3, auth_rate=0.001)
     note = {"kind": "note", "note": "hello"}
     async with (
         serving(app) as url,
@@ -256,7 +257,7 @@ async def closed_with(ws: ClientConnection) -> tuple[int | None, str]:
 
 
 async def test_websockets_are_capped_per_address_and_in_all(api: Api) -> None:
-    app = create_app(api.service, api.store, ws_per_client=2, ws_total=3)
+    app = create_app(api.service, api.store, static=STATIC, ws_per_client=2, ws_total=3)
     sockets: SocketGate = app.state.sockets
     async with serving(app) as url:
         first = [await socket_from(url, "127.0.0.1") for _ in range(2)]

@@ -32,6 +32,7 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
+from dashboard import STATIC
 from hil_tests.simulator.recording import RecordedHand
 from table_service.rules.profile import PING_HU_WAITS, RULE_KEYS, SHORTHANDS, TAI_IDS
 from table_service.service.api import create_app
@@ -133,7 +134,7 @@ async def test_schemathesis_with_every_check_and_its_stateful_phase_finds_nothin
     await api.play("t1", events_of(game, "t1")[:700])
     # the guessing limit is not what this run is about: schemathesis' auth checks send
     # requests without a token or with a wrong one, by the hundred
-    app = create_app(api.service, api.store, auth_free=10**9)
+    app = create_app(api.service, api.store, static=STATIC, auth_free=10**9)
     env = {
         **os.environ,
         "SCHEMATHESIS_HOOKS": "tests.api.schemathesis_auth",

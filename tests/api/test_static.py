@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import gzip
 
-from tests.api.kit import Api
+import httpx
+
+from table_service.service.api import create_app
+from tests.api.kit import BASE_URL, Api
 
 
 async def test_a_page_script_is_compressed_and_revalidated_by_its_etag(api: Api) -> None:
@@ -44,3 +47,15 @@ async def test_the_favicon_is_served_where_browsers_ask_for_it(api: Api) -> None
     assert icon.headers["content-type"] == "image/svg+xml"
     assert icon.content.lstrip().startswith(b"<svg")
     assert "/favicon.ico" not in (await api.client.get("/openapi.json")).json()["paths"]
+
+
+async def test_an_app_given_no_dashboard_folder_is_the_api_alone(api: Api) -> None:
+    """The service never imports the dashboard: its folder is the composition root's to
+    give (`mjtable serve` gives it); without one, the API answers and no page is served."""
+    bare = create_app(api.service, api.store)
+    transport = httpx.ASGITransport(bare)
+    async with httpx.AsyncClient(transport=transport, base_url=BASE_URL) as client:
+        assert (await client.get("/api/tables")).status_code == 200
+        for path in ("/", "/table.html", "/docs", "/favicon.ico"):
+            assert (await client.get(path)).status_code == 404, path
+    assert (await api.client.get("/favicon.ico")).status_code == 200  # the kit gives it

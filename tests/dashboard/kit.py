@@ -118,7 +118,7 @@ class Site:
                 referee_row, referee = store.create_token("referee", "the dashboard tests")
                 self._tokens = (admin, referee, admin_row.id, referee_row.id)
             admin, referee, admin_id, referee_id = self._tokens
-            app = create_app(service, store)
+            app = create_app(service, store, static=STATIC)
             client = await stack.enter_async_context(
                 httpx.AsyncClient(transport=httpx.ASGITransport(app), base_url=BASE_URL)
             )
