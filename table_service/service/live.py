@@ -89,12 +89,18 @@ class TableRunner:
 
     seat_codes: tuple[int | None, list[str]] = field(default_factory=lambda: (None, []))
 
+    @property
+    def seated_session_id(self) -> int | None:
+        """The session whose seats are taken now: the one waiting for the next shuffle, if
+        one waits, else the table's."""
+        return self.next_session_id if self.next_session_id is not None else self.session_id
+
     def seat_code(self, seat: int) -> str | None:
         """The code a player scans at the table to take `seat` (as the TV shows it): one
         per seat of the session being seated, until its first shuffle; None after."""
         if not self.mirror.seating_open:
             return None
-        seated = self.next_session_id if self.next_session_id is not None else self.session_id
+        seated = self.seated_session_id
         if self.seat_codes[0] != seated or not self.seat_codes[1]:
             self.seat_codes = (seated, [secrets.token_urlsafe(9) for _ in range(4)])
         return self.seat_codes[1][seat]
@@ -661,10 +667,7 @@ class Service:
         fold(mirror, "seating", None, body)
         if code is not None:  # used once: taking the seat again takes a new scan at the table
             runner.seat_codes[1][seat] = secrets.token_urlsafe(9)
-        session_id = (
-            runner.next_session_id if runner.next_session_id is not None else runner.session_id
-        )
-        return int(session_id or 0)
+        return int(runner.seated_session_id or 0)
 
     async def _rule(self, runner: TableRunner, body: dict[str, Any]) -> int:
         """A referee's ruling: stored with the records it re-derives (one transaction),

@@ -40,7 +40,7 @@ def seating(runner: TableRunner) -> Seating:
     """The seats of the session being seated (or running), and whether they may change."""
     mirror = runner.mirror
     session = mirror.next_session or mirror.session
-    waiting = runner.next_session_id if runner.next_session_id is not None else runner.session_id
+    waiting = runner.seated_session_id
     if session is None:
         return Seating(open=False, session_id=None, seats=[])
     ids = session.player_ids or (None,) * 4
