@@ -129,7 +129,10 @@ PACKAGES = {
             "tests/mirror/test_mutants_fold.py",
             "tests/mirror/test_mutants_details.py",
             "tests/mirror/test_rulings.py",  # the fold through a referee's rulings
+            "tests/mirror/test_disclosure.py",  # what the public snapshot hides
+            "tests/mirror/test_seq_bookkeeping.py",  # seq ranges and holes
             "tests/test_event_docs.py",  # the records' field descriptions
+            "tests/mirror/test_play.py",  # a hand's play (HandPlay) against the simulator
         ),
         properties=("tests/mirror/test_simulated.py",),  # simulated games, Hypothesis
     ),

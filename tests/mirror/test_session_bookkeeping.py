@@ -5,8 +5,10 @@ last one left the deal."""
 
 from __future__ import annotations
 
+from firmware_bridge.messages import EVENT_BODY, Event
+from table_service.mirror.mirror import TableMirror
 from table_service.mirror.session import SessionStart
-from tests.mirror.script import Script, quiet
+from tests.mirror.script import TABLE, Script, quiet
 
 READY_1 = "2m 3m 4m 6m 7m 8m 2p 2p 2p 2s 3s 4s 7p 8p E E"  # seat 1 waits 6p 9p
 
@@ -33,3 +35,13 @@ def test_a_new_session_naming_no_round_wind_plays_the_east_round() -> None:
     assert (second.hand, second.round_wind, second.dealer, second.streak) == (1, "E", 0, 0)
     assert t.mirror.snapshot()["round_wind"] == "E"
     assert t.violations() == [] and t.faults() == []
+
+
+def test_a_stream_with_no_session_line_plays_a_session_of_the_defaults() -> None:
+    """replay-format.md: with no session line, the first event starts a session with the
+    defaults; the mirror holds that session from then on."""
+    mirror = TableMirror(TABLE)
+    assert mirror.session is None
+    body = EVENT_BODY.validate_python({"kind": "shuffle_started"})
+    mirror.apply(Event(table=TABLE, boot_id=1, seq=1, ts=0.0, body=body))
+    assert mirror.session == SessionStart(table=TABLE)

@@ -91,3 +91,31 @@ def test_a_session_asked_for_before_any_tile_moves_is_that_hands() -> None:
     t.mirror.start_session(SessionStart(table=t.table, players=NEW_PLAYERS, dealer=3))
     assert t.mirror.snapshot()["players"] == list(NEW_PLAYERS)
     assert t.mirror.hand is not None and t.mirror.hand.dealer == 3
+
+
+def test_a_session_asked_for_once_the_deal_is_rolled_waits_for_the_next_shuffle() -> None:
+    """The dealer has rolled for the deal (配牌, §2): the 開門位 is counted from that dealer,
+    so the hand is the running session's even before a tile moves; the session asked for
+    now (another dealer, other players) begins at the next shuffle."""
+    t = Script(players=("a", "b", "c", "d"))
+    t.open_hand()
+    t.records += t.mirror.start_session(SessionStart(table=t.table, players=NEW_PLAYERS, dealer=3))
+    assert t.mirror.hand is not None and t.mirror.hand.dealer == 0
+    assert t.mirror.snapshot()["players"] == ["a", "b", "c", "d"]
+    assert t.mirror.next_session is not None
+    assert t.faults() == []
+
+
+def test_the_deal_as_a_session_start_names_it() -> None:
+    """What a session start would name to carry the 將 on (replay-format.md: dealer, streak,
+    round wind, start seat), as the hands left it: 連莊 on a drawn hand adds one."""
+    t = Script(quiet(dealer=2), dealer=2, streak=3, round_wind="S", start_seat=1)
+    assert t.mirror.session_deal() == {
+        "dealer": 2, "streak": 3, "round_wind": "S", "start_seat": 1,
+    }  # fmt: skip
+    t.burn(0, seat=2)
+    t.finish()
+    assert t.hand().result == "drawn"
+    assert t.mirror.session_deal() == {
+        "dealer": 2, "streak": 4, "round_wind": "S", "start_seat": 1,
+    }  # fmt: skip
