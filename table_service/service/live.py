@@ -12,6 +12,7 @@ whatever came after.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import logging
 import secrets
@@ -118,7 +119,15 @@ class TableRunner:
         snap["next_session_id"] = self.next_session_id  # begins at the next shuffle
         snap["online"] = self.online
         snap["link"] = None if self.link is None else self.link.get("state")
+        snap["seating_key"] = self.seating_key()
         return snap
+
+    def seating_key(self) -> str | None:
+        """A short fingerprint of the seat codes in force (never the codes): it changes
+        when a code is used or a restart draws new ones, so the TV draws its QR anew."""
+        if self.seat_code(0) is None:
+            return None
+        return hashlib.sha256(" ".join(self.seat_codes[1]).encode()).hexdigest()[:12]
 
 
 @dataclass

@@ -71,10 +71,13 @@ async def test_players_take_their_seats_with_the_codes_until_the_first_shuffle(
     assert qr.content == expected.getvalue()
 
     # 阿明 takes seat 0 as himself: the session's names and seats say so
+    key = (await api.get("/api/tables/t1"))["seating_key"]
+    assert key and code_of(api, "t1", 0) not in key
     taken = await claim(api, "t1", 0, code_of(api, "t1", 0), player_id=ming)
     assert taken.status_code == 200, taken.text
     assert taken.json() == {"session_id": sid, "seat": 0, "name": "阿明", "player_id": ming}
     used = code_of(api, "t1", 0)
+    assert (await api.get("/api/tables/t1"))["seating_key"] != key  # the TV draws the QR anew
     assert (await claim(api, "t1", 0, used, player_id=bea)).status_code == 409  # 阿明's seat
     again = await claim(api, "t1", 1, code_of(api, "t1", 1), player_id=ming)
     assert again.status_code == 409 and "seat 0" in again.json()["error"]  # one seat each
@@ -124,6 +127,7 @@ async def test_players_take_their_seats_with_the_codes_until_the_first_shuffle(
     await api.play("t1", events[:shuffle])
     assert (await api.get("/api/tables/t1/seats"))["open"] is False
     assert (await api.get("/api/tables/t1"))["seating"] is None
+    assert (await api.get("/api/tables/t1"))["seating_key"] is None
     assert api.service.runner("t1").seat_code(3) is None  # type: ignore[union-attr]
     assert (await api.client.get("/api/tables/t1/seats/3/qr.svg")).status_code == 409
     late = await api.client.put(

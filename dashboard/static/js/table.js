@@ -62,8 +62,9 @@ function render() {
 let seatingShown = ""; // the names the QR codes were drawn for ("": none drawn)
 
 /** Before the session's first shuffle: a QR code per seat, which a player scans to take it
- *  on their phone (sit.html). Each code works once, so the codes are drawn anew whenever a
- *  seat changes hands (the names), and the panel goes at the first shuffle. */
+ *  on their phone (sit.html). Each code works once, so the codes are drawn anew whenever
+ *  they change (`seating_key`: a code used, the service restarted), and the panel goes at
+ *  the first shuffle. */
 function renderSeating() {
   const panel = $("#seating");
   const names = state?.seating;
@@ -75,7 +76,7 @@ function renderSeating() {
     return;
   }
   panel.hidden = false;
-  const key = `${state.next_session_id ?? state.session_id}:${names.join("\u0000")}:${document.documentElement.lang}`;
+  const key = `${state.seating_key}:${names.join("\u0000")}:${document.documentElement.lang}`;
   if (key === seatingShown) return;
   seatingShown = key;
   const base = `/api/tables/${encodeURIComponent(table)}/seats`;

@@ -402,6 +402,13 @@ class TableState(TypedDict):
         int, Field(ge=1, le=4, description="the dealer's place in the round, from 1")
     ]
     hands: Annotated[int, Field(description="hands scored in the session")]
+    seating_key: Annotated[
+        str | None,
+        Field(
+            description="changes whenever the seats' QR codes do (a code used, a restart): "
+            "the table's page draws them anew; null when no seat may be taken"
+        ),
+    ]
     seating: Annotated[
         list[str] | None,
         Field(
