@@ -64,6 +64,23 @@ def test_gap_between_hands_loses_the_next_hands_start() -> None:
     assert t.mirror.deal.streak == 0  # the deal passed: 連0
 
 
+def test_a_deal_ruled_during_an_unseen_hand_that_ran_dry_is_the_deal() -> None:
+    """The referee tells the deal while a hand the mirror does not judge is played out to
+    荒局: once that hand is over, the ruling is the deal (dealer 3, 連2, 南); the seat that
+    then deals is not read again as a 連莊 of its own (連3)."""
+    t = Script(quiet())
+    t.skip(2)
+    t.discard(0, "2m")  # the gap: this hand is not judged
+    t.mirror.correct_deal(3, 2, 1)
+    t.burn(0, seat=1)
+    t.finish()
+    assert t.mirror.hand is not None and t.mirror.hand.phase == "over"
+    assert t.hands() == []
+    t.new_hand(quiet(dealer=3), dealer=3)
+    assert (t.mirror.deal.dealer, t.mirror.deal.streak, t.mirror.deal.round_wind) == (3, 2, 1)
+    assert t.violations() == []
+
+
 def test_after_an_unseen_hand_the_same_dealer_is_a_continued_deal() -> None:
     """The dealer deals again after a hand the mirror did not judge: it won or the hand
     was drawn, so the streak grows (連莊)."""
