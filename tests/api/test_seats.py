@@ -1,4 +1,4 @@
-"""Sitting down (issue 22): before a session's first shuffle the table's page shows a QR
+"""Sitting down: before a session's first shuffle the table's page shows a QR
 code per seat; a player scans it and takes the seat on a phone, as a player of the club's
 list or as a guest; an admin seats anyone by hand. A code works once, at its table, for
 its seat, until the first shuffle; a seat a listed player holds, a player at two seats or

@@ -32,6 +32,7 @@ def test_snapshot_of_a_session_before_its_first_hand() -> None:
     assert TableMirror("t1", session).snapshot() == {
         "table": "t1",
         "players": ["甲", "乙", "丙", "丁"],
+        "seating": ["甲", "乙", "丙", "丁"],  # no shuffle yet: seats may still be taken
         "profile": "mjonline",
         "seat_order": "opening",  # the seat winds count from the 開門位 (§2)
         "dealer": 3,
