@@ -160,7 +160,10 @@ ADDER = "E E E E S S S S 1p 1p 1p 1p 9p 9p 7p 7p"  # seat 1: a pair of 7p
 
 def test_robbing_the_kong() -> None:
     """Seat 1 pongs the dealer's 7p (seat 3 lets it go: 過水, cleared by its next discard),
-    later draws the fourth and adds it; seat 3 wins on it: the adder pays."""
+    later draws the fourth and adds it; seat 3 wins on it: the adder pays. The hand's play
+    (docs/events.md, HandPlay): a 搶槓 is a deal-in like a discard, at the go-round of the
+    robbed kong (seat 1 discarded once, then adds in its next turn: go-round 2); seat 3
+    waited on the 7p alone, an edge (8p 9p)."""
     t = Script(quiet({1: ADDER, 3: ROBBER}, extra="7p"))
     t.discard(0, "7p")
     t.pong(1, 0)
@@ -179,24 +182,6 @@ def test_robbing_the_kong() -> None:
     assert {"robbing_kong", "single_wait"} <= {i.id for i in hand.items}
     assert hand.net == settled(hand)
     assert hand.net[1] == -hand.net[3] and hand.net[0] == hand.net[2] == 0
-
-
-def test_a_robbed_kong_is_dealt_in_at_the_adders_go_round_of_the_kong() -> None:
-    """The hand's play (docs/events.md, HandPlay): a 搶槓 is a deal-in like a discard, at the
-    go-round of the robbed kong. Seat 1 has discarded once (go-round 1) and adds its kong in
-    its next turn: dealt in at go-round 2; seat 3 waited on the 7p alone, an edge (8p 9p)."""
-    t = Script(quiet({1: ADDER, 3: ROBBER}, extra="7p"))
-    t.discard(0, "7p")
-    t.pong(1, 0)
-    t.discard(1, "9p")
-    t.cycle(2)
-    t.cycle(3)
-    t.cycle(0)
-    t.draw(1, "7p")
-    t.kong(1, "7p", "added")
-    t.win(3)
-    hand = t.hand()
-    assert (hand.kind, hand.payer) == ("robbing_kong", 1)
     assert hand.play is not None
     assert (hand.play.deal_in_round, hand.play.wait, hand.play.waits) == (2, "edge", ["7p"])
 
