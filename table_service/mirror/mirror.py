@@ -139,10 +139,16 @@ class TableMirror(DrawingMixin, ClaimsMixin, WinsMixin):
             return True
         return self.session is not None and self.hands == 0 and self.hand is None
 
+    @property
+    def seated_session(self) -> SessionStart | None:
+        """The session whose seats are taken now: the one waiting for the next shuffle, if
+        one waits, else the table's."""
+        return self.next_session or self.session
+
     def seat_player(self, seat: int, name: str, player_id: int | None) -> None:
-        """Who sits at `seat` for the session being seated (the one that begins at the next
-        shuffle, if one waits): by name, and by the club's list when listed."""
-        session = self.next_session or self.session
+        """Who sits at `seat` for the session being seated: by name, and by the club's list
+        when listed."""
+        session = self.seated_session
         if session is None or not 0 <= seat < SEATS:
             return
         names = list(session.players)
@@ -271,11 +277,12 @@ class TableMirror(DrawingMixin, ClaimsMixin, WinsMixin):
     def snapshot(self, concealed: bool = False) -> dict[str, Any]:
         """The table as the mirror sees it now; concealed tiles only when asked."""
         session = self.session or SessionStart(table=self.table)
+        seated = self.seated_session if self.seating_open else None
         return {
             "table": self.table,
             "players": list(session.players),
             # the seats of the session being seated, while they may still change hands
-            "seating": list((self.next_session or session).players) if self.seating_open else None,
+            "seating": None if seated is None else list(seated.players),
             "profile": self.profile.label,
             "seat_order": self.profile.seat_order,  # whom the seat winds count from (§2)
             "dealer": self.deal.dealer,

@@ -667,11 +667,13 @@ class Service:
         if code is not None:
             if not secrets.compare_digest(code, runner.seat_code(seat) or ""):
                 raise BadSeatCode(f"this code is not seat {seat}'s at table {runner.table!r}")
-            seated = mirror.next_session or mirror.session
-            taken = (seated.player_ids or (None,) * 4)[seat] if seated is not None else None
+            seated = mirror.seated_session
+            assert seated is not None  # seating is open
+            taken = (seated.player_ids or (None,) * 4)[seat]
             if taken is not None and taken != body["player_id"]:
-                name = seated.players[seat] if seated is not None else ""
-                raise SeatTaken(f"seat {seat} is taken by {name}: an admin can change it")
+                raise SeatTaken(
+                    f"seat {seat} is taken by {seated.players[seat]}: an admin can change it"
+                )
         await self._append(runner.table, [Applied("seating", None, body, [], None)], None)
         fold(mirror, "seating", None, body)
         if code is not None:  # used once: taking the seat again takes a new scan at the table

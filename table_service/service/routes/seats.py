@@ -31,15 +31,25 @@ from table_service.service.routes.models import (
     Seated,
     Seating,
 )
+from table_service.store import InvalidEntry
 
 SeatPath = Annotated[int, Path(ge=0, le=3, description="a seat, 0-3 (0: the 起莊位's)")]
 SVG = "image/svg+xml"
 
 
+def qr_svg(text: str) -> bytes:
+    """`text` as a QR code in SVG, dark on white (a TV's dark page would hide a light one)."""
+    out = io.BytesIO()
+    segno.make(text, error="m").save(
+        out, kind="svg", xmldecl=False, scale=6, border=2, dark="#000", light="#fff"
+    )
+    return out.getvalue()
+
+
 def seating(runner: TableRunner) -> Seating:
     """The seats of the session being seated (or running), and whether they may change."""
     mirror = runner.mirror
-    session = mirror.next_session or mirror.session
+    session = mirror.seated_session
     waiting = runner.seated_session_id
     if session is None:
         return Seating(open=False, session_id=None, seats=[])
@@ -78,11 +88,8 @@ def router(backend: Backend) -> APIRouter:
             raise HTTPException(409, f"table {table!r} has no session waiting for players")
         base = service.settings.public_url or str(request.base_url)
         query = urlencode({"table": table, "seat": seat, "code": code})
-        out = io.BytesIO()
-        segno.make(f"{base.rstrip('/')}/sit.html?{query}", error="m").save(
-            out, kind="svg", xmldecl=False, scale=6, border=2, dark="#000", light="#fff"
-        )
-        return Response(out.getvalue(), media_type=SVG, headers={"Cache-Control": "no-store"})
+        svg = qr_svg(f"{base.rstrip('/')}/sit.html?{query}")
+        return Response(svg, media_type=SVG, headers={"Cache-Control": "no-store"})
 
     async def seat_taken(table: str, seat: int, body: SeatBody, code: str | None) -> Seated:
         backend.runner_or_404(table)
@@ -97,10 +104,8 @@ def router(backend: Backend) -> APIRouter:
             session_id = await service.seat(table, seat, name, player_id, code)
         except BadSeatCode as exc:
             raise HTTPException(403, str(exc)) from None
-        except (SeatingClosed, SeatTaken) as exc:
-            raise HTTPException(409, str(exc)) from None
-        except ValueError as exc:  # the store's: a player at another seat of this session
-            raise HTTPException(409, str(exc)) from None
+        except (SeatingClosed, SeatTaken, InvalidEntry) as exc:  # the store's: a player
+            raise HTTPException(409, str(exc)) from None  # at another seat of the session
         return Seated(session_id=session_id, seat=seat, name=name, player_id=player_id)
 
     @router.post(
