@@ -30,6 +30,8 @@ def fold(
     `log_id`: the entry's, so a deal or penalty ruling an undo withdrew is passed over."""
     if kind == "event" and event is not None:
         mirror.overturned = rulings.overturned
+        if (event.boot_id, event.seq) not in rulings.named:  # all but the few a referee named
+            return mirror.apply(event)
         placed = mirror.hand.where if mirror.hand is not None else {}
         out = mirror.pass_over(event) if rulings.drops(event) else []
         for amended, inserted in rulings.events(event, placed):

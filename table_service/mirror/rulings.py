@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Annotated, Any, Final, Literal, get_args
 
 from pydantic import (
@@ -280,6 +281,13 @@ class Rulings:
     overturned: frozenset[ViolationKey] = frozenset()
     decided: Mapping[EventKey, Any] = field(default_factory=dict)  # hand rulings: the latest
     withdrawn_logs: frozenset[int] = frozenset()  # the log entries of rulings withdrawn
+
+    @cached_property
+    def named(self) -> frozenset[EventKey]:
+        """Every event a ruling acts on (corrected, dropped, followed by an insert or by
+        the hand's decision): the fold gives any other event to the mirror as it stands."""
+        named = self.tiles.keys() | self.inserted.keys() | self.decided.keys()
+        return frozenset(named | self.dropped)
 
     def drops(self, event: Event) -> bool:
         return (event.boot_id, event.seq) in self.dropped
