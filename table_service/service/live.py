@@ -289,6 +289,9 @@ class Service:
             "mqtt": self._mqtt,
             "claimer": self._claimer,
             "health": self._watch_health,
+            # every session's tallies counted once, off the writer's thread, so the first
+            # leaderboard a TV asks for after a start is not the one that counts the club
+            "figures": lambda: asyncio.to_thread(self.store.count_figures),
         }
         tasks = [
             asyncio.create_task(self._kept_running(name, part), name=name)

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import threading
 import time
 from collections import Counter, defaultdict
 from collections.abc import Sequence
+from dataclasses import dataclass, field, fields
 from typing import Any, Final, NamedTuple
 
 from sqlalchemy import Select, case, func, literal, null, select
@@ -149,6 +151,7 @@ def player_stats(
     since: float | None = None,
     until: float | None = None,
     profile: str | None = None,
+    cache: FiguresCache | None = None,
 ) -> PlayerStats:
     """The player's figures over the hands of their seats (a merged player's included),
     within a session or a span of time (a hand's time: the entry that ended it), and in
@@ -159,8 +162,8 @@ def player_stats(
         seats = seats.where(SeatModel.session_id == session_id)
     if profile is not None:
         seats = seats.where(SeatModel.session_id.in_(_sessions_of(session, seats, profile)))
-    found = _stats_by_player(session, seats, since, until).get(player_id)
-    return found if found is not None else _figures(player_id, {}, [], [], Counter())
+    found = _stats_by_player(session, seats, since, until, cache=cache).get(player_id)
+    return found if found is not None else Tally().stats(player_id)
 
 
 def _sessions_of(session: Session, seats: Select[int, int, int], profile: str) -> list[int]:
@@ -192,6 +195,8 @@ WON_LOST: Final = (
     func.sum(case((LedgerLine.amount < 0, LedgerLine.amount), else_=0)),
 )
 
+TIMES: Final = (func.min(Log.ts), func.max(Log.ts))  # a group's first and last row
+
 
 def _span(since: float | None, until: float | None) -> list[Any]:
     """A span of time as conditions on the log (a hand's time: its entry's)."""
@@ -205,54 +210,240 @@ def _stats_by_player(
     since: float | None,
     until: float | None,
     with_items: bool = True,
+    cache: FiguresCache | None = None,
 ) -> dict[int, PlayerStats]:
-    """The figures of every player `seats` names ((session, seat, player) rows): the
-    hands, money and violations of all their sessions read once (three queries, however
-    many players), then each player's counted by `_figures`, the one definition.
-    `with_items`: count the 台 items won most often (`top_items`, else left empty)."""
+    """The figures of every player `seats` names ((session, seat, player) rows): each
+    player's the sum of the tallies of their seats (`Tally`, the one definition), each
+    session's tallies counted from its hands, money and violations (three queries for
+    any number of sessions). `cache`: a session's tallies counted before serve while its
+    rows stand, so a hand stored recounts its own session only. `with_items`: count the
+    台 items won most often (`top_items`, else left empty)."""
     seat_of: dict[int, dict[int, int]] = defaultdict(dict)  # player -> session -> seat
     for sid, seat, player in session.execute(seats):
         seat_of[int(player)][int(sid)] = int(seat)
     sessions = {sid for sat in seat_of.values() for sid in sat}
     if not sessions:
         return {}
+    if cache is None:
+        tallies = _count_sessions(session, sessions, since, until, with_items)
+    else:
+        tallies = cache.tallies(session, sessions, since, until)
+    out = {}
+    for player, sat in seat_of.items():
+        total = Tally()
+        for sid, seat in sat.items():
+            part = tallies.get(sid)
+            if part is not None:
+                total.add(part.seats[seat])
+        out[player] = total.stats(player, with_items)
+    return out
+
+
+@dataclass
+class Tally:
+    """A seat's play summed over hands, money and violations: every figure of a player is
+    counted from one. Tallies add (a player's is the sum of the seats they took), so a
+    session's are counted once and kept while its rows stand (`FiguresCache`)."""
+
+    sessions: int = 0  # sessions with a hand (1 for one seat's, once it has one)
+    hands: int = 0
+    wins: int = 0
+    self_draws: int = 0
+    deal_ins: int = 0
+    false_wins: int = 0
+    dealer_hands: int = 0
+    dealer_wins: int = 0
+    longest: int = 0
+    biggest: tuple[int, int] | None = None  # (台, -hand id): the most 台, the first such win
+    win_tai: int = 0
+    deal_in_tai: int = 0
+    won: int = 0
+    lost: int = 0  # a sum of negative amounts
+    items: Counter[str] = field(default_factory=Counter)
+    violations: Counter[str] = field(default_factory=Counter)
+    # what only the sensors see (HandPlay), over the hands that carry it
+    sensed: int = 0
+    shapes: Counter[str] = field(default_factory=Counter)
+    ready: int = 0
+    ready_rounds: int = 0
+    deal_in_rounds: int = 0  # deal-ins whose go-round is known
+    deal_in_round_sum: int = 0
+    turns: int = 0
+    turn_ms: int = 0
+    seconds: float = 0.0
+    go_rounds: int = 0
+
+    def hand(self, h: _Hand, seat: int) -> None:
+        """One hand played at `seat`."""
+        self.hands += 1
+        if h.dealer == seat:
+            self.dealer_hands += 1
+            self.longest = max(self.longest, h.streak)
+        won = h.result in WINS and h.seat == seat
+        dealt_in = not won and _dealt_in(h, seat)
+        if won:
+            self.wins += 1
+            self.dealer_wins += h.dealer == seat
+            self.self_draws += h.payer is None
+            self.win_tai += h.tai
+            if self.biggest is None or (h.tai, -h.id) > self.biggest:
+                self.biggest = (h.tai, -h.id)
+            self.items.update({str(item["id"]) for item in h.items})
+        elif dealt_in:
+            self.deal_ins += 1
+            self.deal_in_tai += h.tai
+        elif h.result == "false_win" and h.seat == seat:
+            self.false_wins += 1
+        play = h.play
+        if play is None:
+            return
+        ready, turns, ms = play.seats[seat]
+        self.sensed += 1
+        self.ready += ready is not None
+        self.ready_rounds += ready or 0
+        self.turns += turns
+        self.turn_ms += ms
+        self.seconds += play.seconds
+        self.go_rounds += play.go_rounds
+        if won and play.wait:
+            self.shapes[play.wait] += 1
+        if dealt_in and play.deal_in_round:
+            self.deal_in_rounds += 1
+            self.deal_in_round_sum += play.deal_in_round
+
+    def add(self, other: Tally) -> None:
+        """Another tally's play (of another session) added to this one."""
+        for name in _SUMMED:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.longest = max(self.longest, other.longest)
+        if other.biggest is not None and (self.biggest is None or other.biggest > self.biggest):
+            self.biggest = other.biggest
+        for counter in ("items", "violations", "shapes"):
+            getattr(self, counter).update(getattr(other, counter))
+
+    def stats(self, player_id: int, with_items: bool = True) -> PlayerStats:
+        """The figures, as the API gives them."""
+        wins = self.wins
+        top = sorted(self.items.items(), key=lambda kv: (-kv[1], kv[0]))[:5] if with_items else []
+        return PlayerStats(
+            player_id=player_id,
+            sessions=self.sessions,
+            hands=self.hands,
+            wins=wins,
+            self_draws=self.self_draws,
+            discard_wins=wins - self.self_draws,
+            deal_ins=self.deal_ins,
+            false_wins=self.false_wins,
+            violations=dict(sorted((+self.violations).items())),
+            net=self.won + self.lost,
+            won=self.won,
+            lost=-self.lost,
+            win_rate=_ratio(wins, self.hands),
+            self_draw_rate=_ratio(self.self_draws, wins),
+            deal_in_rate=_ratio(self.deal_ins, self.hands),
+            tai_per_win=_ratio(self.win_tai, wins),
+            tai_per_deal_in=_ratio(self.deal_in_tai, self.deal_ins),
+            dealer_hands=self.dealer_hands,
+            dealer_wins=self.dealer_wins,
+            longest_streak=self.longest,
+            biggest_hand=None if self.biggest is None else -self.biggest[1],
+            biggest_tai=None if self.biggest is None else self.biggest[0],
+            top_items=[ItemWins(id=i, wins=n) for i, n in top],
+            sensed_hands=self.sensed,
+            wait_shapes={shape: self.shapes[shape] for shape in WAIT_SHAPES if self.shapes[shape]},
+            ready_rate=_ratio(self.ready, self.sensed),
+            ready_round=_ratio(self.ready_rounds, self.ready),
+            deal_in_round=_ratio(self.deal_in_round_sum, self.deal_in_rounds),
+            seconds_per_turn=_ratio(self.turn_ms / 1000, self.turns),
+            hand_seconds=_ratio(self.seconds, self.sensed),
+            go_rounds=_ratio(self.go_rounds, self.sensed),
+        )
+
+
+_SUMMED: Final = tuple(
+    f.name for f in fields(Tally) if f.type in ("int", "float") and f.name != "longest"
+)
+
+
+@dataclass
+class SessionTally:
+    """A session's tallies, a seat each, and the times of its first and last row (hand,
+    ledger line, violation): whether a span holds the session whole."""
+
+    seats: list[Tally]
+    first: float = math.inf
+    last: float = -math.inf
+
+    def seen_at(self, ts: float) -> None:
+        self.first = min(self.first, ts)
+        self.last = max(self.last, ts)
+
+    def within(self, since: float | None, until: float | None) -> bool | None:
+        """True: the span holds the whole session; False: none of it; None: a part."""
+        if self.first > self.last:  # no row at all
+            return False
+        starts_in = since is None or self.first >= since
+        ends_in = until is None or self.last < until
+        if starts_in and ends_in:
+            return True
+        if (since is not None and self.last < since) or (until is not None and self.first >= until):
+            return False
+        return None
+
+
+def _count_sessions(
+    session: Session,
+    sessions: set[int],
+    since: float | None,
+    until: float | None,
+    with_items: bool = True,
+) -> dict[int, SessionTally]:
+    """Each session's tallies over a span, counted from its rows: its hands, its money and
+    its violations, read in three queries however many sessions."""
+    out = {sid: SessionTally([Tally() for _ in range(SEATS)]) for sid in sessions}
     in_span = _span(since, until)
-    hands: dict[int, list[_Hand]] = defaultdict(list)
     query = (
-        select(*HAND_FIGURES, HandModel.items if with_items else null(), *PLAY_FIGURES)
+        select(*HAND_FIGURES, HandModel.items if with_items else null(), Log.ts, *PLAY_FIGURES)
         .join(Log, Log.id == HandModel.log_id)
         .where(HandModel.session_id.in_(sessions), *in_span)
         .order_by(HandModel.id)
     )
     columns = len(HAND_FIGURES)
     for row in session.execute(query):
-        items = row[columns] or []
-        hand = _Hand._make((*row[:columns], items, _Play.of(row[columns + 1 :])))
-        hands[hand.session_id].append(hand)
-    money: dict[tuple[int, int], list[int]] = {}  # (session, seat) -> [won, lost]
+        hand = _Hand._make((*row[:columns], row[columns] or [], _Play.of(row[columns + 2 :])))
+        part = out[hand.session_id]
+        part.seen_at(row[columns + 1])
+        for seat, tally in enumerate(part.seats):
+            tally.hand(hand, seat)
     lines = (
-        select(LedgerLine.session_id, LedgerLine.seat, *WON_LOST)
+        select(
+            LedgerLine.session_id, LedgerLine.seat, *WON_LOST, func.min(Log.ts), func.max(Log.ts)
+        )
         .join(Log, Log.id == LedgerLine.log_id)
         .where(LedgerLine.session_id.in_(sessions), *in_span)
         .group_by(LedgerLine.session_id, LedgerLine.seat)
     )
-    for sid, seat, won, lost in session.execute(lines):
-        money[(int(sid), int(seat))] = [int(won or 0), int(lost or 0)]
-    flagged: dict[tuple[int, int], Counter[str]] = defaultdict(Counter)
+    for sid, seat, won, lost, first, last in session.execute(lines):
+        part = out[int(sid)]
+        part.seats[int(seat)].won += int(won or 0)
+        part.seats[int(seat)].lost += int(lost or 0)
+        part.seen_at(first)
+        part.seen_at(last)
     codes = (
-        select(ViolationModel.session_id, ViolationModel.seat, ViolationModel.code, func.count())
+        select(ViolationModel.session_id, ViolationModel.seat, ViolationModel.code, func.count(),
+               *TIMES)
         .join(Log, Log.id == ViolationModel.log_id)
         .where(ViolationModel.session_id.in_(sessions), *in_span)
         .group_by(ViolationModel.session_id, ViolationModel.seat, ViolationModel.code)
-    )
-    for violation_session, seat, code, n in session.execute(codes):
-        flagged[(int(violation_session or 0), int(seat))][str(code)] += int(n)
-    out = {}
-    for player, sat in seat_of.items():
-        played = sorted((h for sid in sat for h in hands[sid]), key=lambda h: h.id)
-        amounts = [(sid, seat, a) for sid, seat in sat.items() for a in money.get((sid, seat), [])]
-        breaches: Counter[str] = sum((flagged[(sid, seat)] for sid, seat in sat.items()), Counter())
-        out[player] = _figures(player, sat, played, amounts, breaches)
+    )  # fmt: skip
+    for sid, seat, code, n, first, last in session.execute(codes):
+        part = out[int(sid or 0)]  # (of `sessions`: never a violation of no session)
+        part.seats[int(seat)].violations[str(code)] += int(n)
+        part.seen_at(first)
+        part.seen_at(last)
+    for part in out.values():
+        for tally in part.seats:
+            tally.sessions = int(tally.hands > 0)
     return out
 
 
@@ -336,89 +527,8 @@ class _Play(NamedTuple):
         return cls(float(seconds or 0), int(go_rounds), wait, deal_in, by_seat)
 
 
-def _figures(
-    player_id: int,
-    seat_of: dict[int, int],
-    hands: list[_Hand],
-    lines: list[tuple[int, int, int]],
-    flagged: Counter[str],
-) -> PlayerStats:
-    """The figures from the rows (kept apart from the queries, so each reads as its
-    definition): the one place each figure is defined."""
-    wins: list[_Hand] = []
-    dealt_in: list[_Hand] = []
-    false_wins = dealer_hands = dealer_wins = longest = 0
-    for h in hands:
-        seat = seat_of[h.session_id]
-        if h.dealer == seat:
-            dealer_hands += 1
-            longest = max(longest, h.streak)
-        if h.result in WINS and h.seat == seat:
-            wins.append(h)
-            dealer_wins += h.dealer == seat
-        elif _dealt_in(h, seat):
-            dealt_in.append(h)
-        elif h.result == "false_win" and h.seat == seat:
-            false_wins += 1
-    self_drawn = sum(1 for h in wins if h.payer is None)
-    amounts = [a for sid, seat, a in lines if seat_of[sid] == seat]
-    biggest = max(wins, key=lambda h: (h.tai, -h.id), default=None)
-    items: Counter[str] = Counter()
-    for hand in wins:
-        items.update({str(item["id"]) for item in hand.items})
-    count = len(hands)
-    return PlayerStats(
-        **_sensed(seat_of, hands, wins, dealt_in),
-        player_id=player_id,
-        sessions=len({h.session_id for h in hands}),
-        hands=count,
-        wins=len(wins),
-        self_draws=self_drawn,
-        discard_wins=len(wins) - self_drawn,
-        deal_ins=len(dealt_in),
-        false_wins=false_wins,
-        violations=dict(sorted(flagged.items())),
-        net=sum(amounts),
-        won=sum(a for a in amounts if a > 0),
-        lost=-sum(a for a in amounts if a < 0),
-        win_rate=_ratio(len(wins), count),
-        self_draw_rate=_ratio(self_drawn, len(wins)),
-        deal_in_rate=_ratio(len(dealt_in), count),
-        tai_per_win=_ratio(sum(h.tai for h in wins), len(wins)),
-        tai_per_deal_in=_ratio(sum(h.tai for h in dealt_in), len(dealt_in)),
-        dealer_hands=dealer_hands,
-        dealer_wins=dealer_wins,
-        longest_streak=longest,
-        biggest_hand=biggest.id if biggest is not None else None,
-        biggest_tai=biggest.tai if biggest is not None else None,
-        top_items=[ItemWins(id=i, wins=n) for i, n in items.most_common(5)],
-    )
-
-
 def _ratio(part: float, whole: int) -> float | None:
     return part / whole if whole else None
-
-
-def _sensed(
-    seat_of: dict[int, int], hands: list[_Hand], wins: list[_Hand], dealt_in: list[_Hand]
-) -> dict[str, Any]:
-    """The figures only the sensors give (each hand's `play`), over the hands that have it."""
-    sensed = [(h.session_id, h.play) for h in hands if h.play is not None]
-    mine = [play.seats[seat_of[sid]] for sid, play in sensed]  # (ready_round, turns, ms)
-    ready = [r for r, _, _ in mine if r is not None]
-    turns = sum(n for _, n, _ in mine)
-    shapes = Counter(h.play.wait for h in wins if h.play and h.play.wait)
-    rounds = [h.play.deal_in_round for h in dealt_in if h.play and h.play.deal_in_round]
-    return {
-        "sensed_hands": len(sensed),
-        "wait_shapes": {shape: shapes[shape] for shape in WAIT_SHAPES if shapes[shape]},
-        "ready_rate": _ratio(len(ready), len(sensed)),
-        "ready_round": _ratio(sum(ready), len(ready)),
-        "deal_in_round": _ratio(sum(rounds), len(rounds)),
-        "seconds_per_turn": _ratio(sum(ms for _, _, ms in mine) / 1000, turns),
-        "hand_seconds": _ratio(sum(play.seconds for _, play in sensed), len(sensed)),
-        "go_rounds": _ratio(sum(play.go_rounds for _, play in sensed), len(sensed)),
-    }
 
 
 # The figures a leaderboard ranks by, and whether less is better (a deal-in rate).
@@ -430,50 +540,73 @@ RANKED: Final[dict[str, bool]] = {
 }  # fmt: skip
 
 
-def records_version(session: Session) -> tuple[int, ...]:
-    """What every player's figures are counted from, as it stands now, in a few index
-    reads: a hand or a violation stored, a ruling (every re-derivation is one), a session
-    started, a seat taken or changed, a player merged each change it. (A rename does not:
-    the names are read afresh each time.)"""
-
-    def newest(column: Any) -> Any:
-        return select(func.coalesce(func.max(column), 0)).scalar_subquery()
-
-    seats = (
-        select(func.count(), func.coalesce(func.sum(SeatModel.player_id * (SeatModel.seat + 1)), 0))
-        .select_from(SeatModel)
-        .subquery()
-    )
-    merged = select(func.coalesce(func.sum(PlayerModel.merged_into), 0)).scalar_subquery()
-    query = select(
-        newest(HandModel.id), newest(ViolationModel.id), newest(CorrectionModel.id),
-        newest(SessionModel.id), *seats.c, merged,
-    )  # fmt: skip
-    return tuple(int(v) for v in session.execute(query).one())
-
-
 class FiguresCache:
-    """Every player's figures over a span as last counted, kept while the records they
-    were counted from stand unchanged (`records_version`): a leaderboard on a TV asked for
-    again and again between two hands is counted once. A small LRU of spans."""
+    """Each session's tallies as last counted, kept while the session's rows stand: a
+    leaderboard or a player's page after a hand is stored counts that hand's session again,
+    not the club's history. A session's rows change by growing (its hands and violations,
+    read as a count and the newest id of each per session, which a late commit cannot
+    hide) or by a ruling (each ruling's `effect` names the sessions it derived again, and
+    a penalty or a deal its own). `mjtable db refold` rewrites rows in another process with
+    the service stopped: a service starts with no tallies."""
 
-    def __init__(self, size: int = 16) -> None:
-        self.size = size
-        self.kept: dict[tuple[Any, ...], dict[int, PlayerStats]] = {}
+    def __init__(self) -> None:
+        self.kept: dict[int, tuple[Any, SessionTally]] = {}  # session -> (its rows' mark, …)
+        self.rulings: set[int] = set()  # the rulings whose sessions are accounted for
         self.lock = threading.Lock()  # the API's readers share it from their threads
 
-    def figures(self, session: Session, key: tuple[Any, ...], count: Any) -> dict[int, PlayerStats]:
-        full = (records_version(session), *key)
+    def clear(self) -> None:
         with self.lock:
-            found = self.kept.get(full)
-        if found is None:
-            found = count()  # outside the lock: another span need not wait for it
-        with self.lock:
-            self.kept.pop(full, None)
-            self.kept[full] = found  # the newest last
-            while len(self.kept) > self.size:
-                del self.kept[next(iter(self.kept))]
-        return found
+            self.kept.clear()
+            self.rulings.clear()
+
+    def tallies(
+        self, session: Session, sessions: set[int], since: float | None, until: float | None
+    ) -> dict[int, SessionTally]:
+        """The sessions' tallies over a span: a session the span holds whole from what is
+        kept (counted now if its rows changed), one it cuts counted over the span."""
+        with self.lock:  # one reader counts; the others find its tallies
+            marks = self._marks(session, sessions)
+            stale = {sid for sid in sessions if (kept := self.kept.get(sid)) is None
+                     or kept[0] != marks.get(sid)}  # fmt: skip
+            if stale:
+                for sid, part in _count_sessions(session, stale, None, None).items():
+                    self.kept[sid] = (marks.get(sid), part)
+            whole = {sid: self.kept[sid][1] for sid in sessions}
+        cut = {sid for sid, part in whole.items() if part.within(since, until) is None}
+        counted = _count_sessions(session, cut, since, until) if cut else {}
+        out = {sid: part for sid, part in whole.items() if part.within(since, until)}
+        out.update(counted)
+        return out
+
+    def _marks(self, session: Session, sessions: set[int]) -> dict[int, tuple[int, ...]]:
+        """Each session's rows' mark (hands and violations: how many, the newest id); the
+        tallies of sessions a new ruling derived again are dropped."""
+        self._follow_rulings(session)
+        marks = {sid: [0, 0, 0, 0] for sid in sessions}
+        for place, model in ((0, HandModel), (2, ViolationModel)):
+            query = (
+                select(model.session_id, func.count(), func.max(model.id))
+                .where(model.session_id.is_not(None))
+                .group_by(model.session_id)
+            )
+            for sid, n, newest in session.execute(query):
+                if (mark := marks.get(int(sid or 0))) is not None:
+                    mark[place : place + 2] = [int(n), int(newest or 0)]
+        return {sid: tuple(mark) for sid, mark in marks.items()}
+
+    def _follow_rulings(self, session: Session) -> None:
+        ids = set(session.scalars(select(CorrectionModel.id)))
+        new = ids - self.rulings
+        if not new:
+            return
+        query = select(CorrectionModel.session_id, CorrectionModel.effect).where(
+            CorrectionModel.id.in_(new)
+        )
+        for sid, effect in session.execute(query):
+            touched = [sid] + [m["session_id"] for m in (effect or {}).get("money", [])]
+            for touched_id in touched:
+                self.kept.pop(touched_id, None)
+        self.rulings |= new
 
 
 def everyones_stats(
@@ -485,8 +618,8 @@ def everyones_stats(
     cache: FiguresCache | None = None,
 ) -> list[tuple[PlayerRow, PlayerStats]]:
     """Every listed player's figures over a span (merged players' seats under the player
-    kept), in one pass over the records; players with no hand there are left out.
-    `cache`: figures counted before from the same records serve again."""
+    kept); players with no hand there are left out. `cache`: the tallies of sessions whose
+    rows stand serve again."""
     listed = session.scalars(
         select(PlayerModel).where(PlayerModel.merged_into.is_(None)).order_by(PlayerModel.name)
     )
@@ -495,14 +628,9 @@ def everyones_stats(
         PlayerModel, PlayerModel.id == SeatModel.player_id
     )
 
-    def count() -> dict[int, PlayerStats]:
-        chosen = seats
-        if profile is not None:
-            chosen = seats.where(SeatModel.session_id.in_(_sessions_of(session, seats, profile)))
-        return _stats_by_player(session, chosen, since, until, with_items)
-
-    key = (since, until, profile, with_items)
-    everyone = count() if cache is None else cache.figures(session, key, count)
+    if profile is not None:
+        seats = seats.where(SeatModel.session_id.in_(_sessions_of(session, seats, profile)))
+    everyone = _stats_by_player(session, seats, since, until, with_items, cache)
     found = [(row, everyone.get(row.id)) for row in listed]
     return [(player_row(row), stats) for row, stats in found if stats is not None and stats.hands]
 

@@ -227,7 +227,7 @@ class Store:
         existing SQLite file is checked before anything is written to it: StoreDamaged
         when it is not a sound mjtable database, StoreAhead when a newer mjtable wrote it."""
         self.url = database_url(url)
-        self._figures = players.FiguresCache()  # every player's figures, while they stand
+        self._figures = players.FiguresCache()  # each session's tallies, while its rows stand
         path = self._sqlite_file()
         if path is not None and path.exists():
             problem = sqlite_damage(path)
@@ -747,7 +747,9 @@ class Store:
         profile: str | None = None,
     ) -> PlayerStats:
         with self._read() as session:
-            return players.player_stats(session, player_id, session_id, since, until, profile)
+            return players.player_stats(
+                session, player_id, session_id, since, until, profile, cache=self._figures
+            )
 
     def player_hands(self, player_id: int, limit: int = 1000) -> list[PlayerHand]:
         with self._read() as session:
@@ -765,6 +767,11 @@ class Store:
             return players.leaderboard(
                 session, figure, since, until, min_hands, profile, cache=self._figures
             )
+
+    def count_figures(self) -> None:
+        """Count and keep every session's tallies (the players' figures are sums of them)."""
+        with self._read() as session:
+            players.everyones_stats(session, cache=self._figures)
 
     def players_csv(
         self, since: float | None = None, until: float | None = None, profile: str | None = None
