@@ -15,7 +15,7 @@ import sqlite3
 import time
 from collections import deque
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 import aiomqtt
 import paho.mqtt.client as paho
@@ -385,56 +385,84 @@ class MqttSide:
 
     def _request(self, op: str, raw: bytes, retained: bool = False) -> BridgeResponse:
         _, transaction = _envelope(raw)
-
-        def refuse(error: str, data: dict[str, Any] | None = None) -> BridgeResponse:
+        handle = OPERATIONS.get(op)
+        try:
+            if retained:
+                raise Refused("retained: a retained request is ignored; publish it without retain")
+            if len(raw) > MAX_BODY:
+                too_long = f"{len(raw)} bytes, more than the {MAX_BODY} a request may have"
+                raise Refused(f"body: {too_long}")
+            try:
+                BridgeRequest.model_validate_json(raw or b"{}")
+            except ValidationError as exc:
+                raise Refused(f"body: {_detail(exc)}") from None
+            if handle is None:
+                raise Refused(f"op: unknown bridge operation {op!r} ({', '.join(OPERATIONS)})")
+            data = handle(self, raw)
+        except Refused as refused:
             self.counters.commands_rejected += 1
             return BridgeResponse(
-                status="error", error=error, data=data or {}, transaction=transaction
+                status="error", error=refused.error, data=refused.data, transaction=transaction
             )
-
-        if retained:
-            return refuse("retained: a retained request is ignored; publish it without retain")
-        if len(raw) > MAX_BODY:
-            return refuse(f"body: {len(raw)} bytes, more than the {MAX_BODY} a request may have")
-        try:
-            BridgeRequest.model_validate_json(raw or b"{}")
-        except ValidationError as exc:
-            return refuse(f"body: {_detail(exc)}")
-        if op == "status":
-            data = self.link_status().model_dump(mode="json")
-        elif op == "counters":
-            data = self.counters_payload().model_dump(mode="json")
-        elif op == "resync":
-            self.link().resync()
-            data = {}
-        elif op == "replay":
-            try:
-                request = ReplayRequest.model_validate_json(raw or b"{}")
-            except ValidationError as exc:
-                return refuse(f"body: {_detail(exc)}")
-            limit = self._replay_requests
-            if not limit.allow(self.clock()):
-                self.counters.replays_limited += 1
-                wait = limit.retry_in()
-                return refuse(
-                    f"rate: more than {limit.rate:g} replay requests a second (bursts of "
-                    f"{limit.burst:g}); ask again in {wait:.2f} s",
-                    {"retry_after": round(wait, 3)},
-                )
-            after = None if request.after is None else (request.after.boot_id, request.after.seq)
-            try:
-                replay = self.outbox.replay_after(after)
-            except NotInHistory as exc:
-                return refuse(str(exc))
-            data = {"queued": replay.queued, "already_queued": replay.already_queued}
-            if replay.first_seq is not None:
-                data["first_seq"] = replay.first_seq
-            self.counters.replays += 1
-            self.counters.outbox_depth = self.outbox.depth
-            self.wake.set()
-        else:
-            return refuse(f"op: unknown bridge operation {op!r} (status, counters, resync, replay)")
         return BridgeResponse(status="ok", data=data, transaction=transaction)
+
+    # --- the operations of …/bridge/request/{op} (OPERATIONS) -----------------------------
+
+    def _status(self, raw: bytes) -> dict[str, Any]:
+        return self.link_status().model_dump(mode="json")
+
+    def _counters(self, raw: bytes) -> dict[str, Any]:
+        return self.counters_payload().model_dump(mode="json")
+
+    def _resync(self, raw: bytes) -> dict[str, Any]:
+        self.link().resync()
+        return {}
+
+    def _replay(self, raw: bytes) -> dict[str, Any]:
+        """The outbox's events after a key sent again, a few requests a second at most."""
+        try:
+            request = ReplayRequest.model_validate_json(raw or b"{}")
+        except ValidationError as exc:
+            raise Refused(f"body: {_detail(exc)}") from None
+        limit = self._replay_requests
+        if not limit.allow(self.clock()):
+            self.counters.replays_limited += 1
+            wait = limit.retry_in()
+            raise Refused(
+                f"rate: more than {limit.rate:g} replay requests a second (bursts of "
+                f"{limit.burst:g}); ask again in {wait:.2f} s",
+                {"retry_after": round(wait, 3)},
+            )
+        after = None if request.after is None else (request.after.boot_id, request.after.seq)
+        try:
+            replay = self.outbox.replay_after(after)
+        except NotInHistory as exc:
+            raise Refused(str(exc)) from None
+        data: dict[str, Any] = {"queued": replay.queued, "already_queued": replay.already_queued}
+        if replay.first_seq is not None:
+            data["first_seq"] = replay.first_seq
+        self.counters.replays += 1
+        self.counters.outbox_depth = self.outbox.depth
+        self.wake.set()
+        return data
+
+
+class Refused(Exception):
+    """A bridge request refused: its error (`field: why`) and any data the answer carries."""
+
+    def __init__(self, error: str, data: dict[str, Any] | None = None) -> None:
+        super().__init__(error)
+        self.error = error
+        self.data = data or {}
+
+
+# …/bridge/request/{op}: each operation's handler, given the request's raw body.
+OPERATIONS: Final[dict[str, Callable[[MqttSide, bytes], dict[str, Any]]]] = {
+    "status": MqttSide._status,
+    "counters": MqttSide._counters,
+    "resync": MqttSide._resync,
+    "replay": MqttSide._replay,
+}
 
 
 def _outcome(name: str | None, transaction: str | None, outcome: str, detail: str) -> CommandResult:
