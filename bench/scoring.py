@@ -45,7 +45,7 @@ from mahjong.meld import Meld as MjMeld
 from mahjong.tile import TilesConverter
 
 from table_service.rules import Hand, is_complete, parse_hand, score, score_json, wait_kinds
-from table_service.rules.tiles import FIRST_HONOUR, N_KINDS, kind_code
+from table_service.rules.tiles import FIRST_HONOUR, N_KINDS, WIND_CODES, kind_code
 
 REPO = Path(__file__).resolve().parent.parent
 MJTABLE = Path(sys.executable).with_name("mjtable")
@@ -54,7 +54,6 @@ CHUNK = 50  # calls between clock reads
 SUITED = tuple(range(FIRST_HONOUR))
 HONOURS = tuple(range(FIRST_HONOUR, N_KINDS))
 SEQ_STARTS = tuple(k for k in SUITED if k % 9 <= 6)
-WIND_CODES = ("E", "S", "W", "N")
 
 # Shapes of generated hands: (style, weight). "mixed" is anything; "flush" one suit
 # (half of them with honours); "honours" honour triplets first; "all_seq" sequences

@@ -28,7 +28,7 @@ from firmware_bridge.protocol import catalogue as c
 from firmware_bridge.protocol.frame import MAX_PAYLOAD
 
 SCHEMA_VERSION: Final = 1
-TABLE_PATTERN: Final = r"^[A-Za-z0-9_-]{1,32}$"  # as the bridge's --table (settings.py)
+TABLE_PATTERN: Final = r"^[A-Za-z0-9_-]{1,32}$"  # a table id: in topics, the API, the pages
 MAX_SEQ: Final = 2**63 - 1  # an event's seq: the store keeps it as a BIGINT
 INVALID_ERROR_MAX: Final = 2000  # an `invalid` body's reason, in characters
 E = TypeVar("E", bound=IntEnum)

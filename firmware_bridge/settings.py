@@ -15,6 +15,8 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from firmware_bridge.messages import TABLE_PATTERN
+
 
 class BrokerSettings(BaseSettings):
     """The broker every mjtable process talks to: its URL and credentials, checked once."""
@@ -113,7 +115,7 @@ class BridgeSettings(BrokerSettings):
     model_config = SettingsConfigDict(env_prefix="MJTABLE_BRIDGE_", extra="forbid")
 
     port: str = Field(description="serial device path or pyserial URL (socket://host:port)")
-    table: str = Field(pattern=r"^[A-Za-z0-9_-]{1,32}$", description="table id in topics")
+    table: str = Field(pattern=TABLE_PATTERN, description="table id in topics")
     baudrate: int = Field(115200, gt=0, description="serial speed")
     controller_id: int | None = Field(
         None,

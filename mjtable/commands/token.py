@@ -7,8 +7,7 @@ import json
 import sys
 
 from mjtable.commands.export import add_database_arguments, open_store
-
-ROLES = ("referee", "admin")
+from table_service.store import ROLES
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from table_service.rules.rulebook import DEAD_HAND
 from table_service.rules.settlement import SettleKind
 from table_service.rules.shapes import WaitShape
+from table_service.rules.tiles import Wind
 
 ViolationCode = Literal[
     "out_of_turn",
@@ -70,7 +71,6 @@ DEAD_HAND_CODES: Final[frozenset[str]] = DEAD_HAND
 
 HandResultKind = Literal["win", "flower_win", "false_win", "drawn"]
 SettleKindName = SettleKind  # the settlement kinds of score-format.md, from the rules engine
-Wind = Literal["E", "S", "W", "N"]
 
 
 class _Record(BaseModel):

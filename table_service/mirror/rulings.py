@@ -64,6 +64,7 @@ Reason = Annotated[
 _WHOLE = BeforeValidator(_whole)
 Seat = Annotated[int, Field(ge=0, le=3), _WHOLE]
 Streak = Annotated[int, Field(ge=0, le=100), _WHOLE]  # 連莊 N
+Decision = Literal["uphold", "overturn"]  # a verdict on a violation
 BootId = Annotated[int, Field(ge=0, le=0xFFFFFFFF, description="the event's boot"), _WHOLE]
 # A ruling names an event's seq as a JSON number: up to 2**53 - 1, which every JSON reader
 # holds exactly (a table would take millennia to count past it).
@@ -139,7 +140,7 @@ class VerdictRuling(_OnEvent):
     kind: Literal["verdict"]
     seat: Seat = Field(description="the seat the violation names")
     code: ViolationCode = Field(description="the violation's code")
-    decision: Literal["uphold", "overturn"] = Field(
+    decision: Decision = Field(
         description="uphold: it stands; overturn: it did not happen, and what it caused is undone"
     )
     reason: Reason

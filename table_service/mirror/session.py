@@ -7,15 +7,16 @@ playing is a session of "0".."3" at the default stakes.
 
 from __future__ import annotations
 
-from typing import Any, Final, Literal
+from typing import Any, Final
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from table_service.rules import Profile, ProfileError
 from table_service.rules.profile import preset_names, profile_from_mapping
 from table_service.rules.table import Deal
+from table_service.rules.tiles import WIND_CODES, Wind
 
-WINDS: Final = ("E", "S", "W", "N")
+WINDS: Final = WIND_CODES  # a deal's round wind, by its number 0-3
 
 NEW_TABLE: Final = Deal(0)  # where a table that has never played stands
 
@@ -43,7 +44,7 @@ class SessionStart(BaseModel):
     )
     dealer: int | None = Field(0, ge=0, le=3)
     streak: int | None = Field(0, ge=0, description="連莊 N")
-    round_wind: Literal["E", "S", "W", "N"] | None = "E"
+    round_wind: Wind | None = "E"
 
     @field_validator("profile")
     @classmethod

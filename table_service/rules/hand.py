@@ -32,7 +32,6 @@ WIN_KINDS: Final = get_args(WinKind)
 DECLARATIONS: Final = get_args(Declaration)
 TIMINGS: Final = get_args(Timing)
 FLOWER_WINS: Final = get_args(FlowerWin)
-WIND_CODES: Final = ("E", "S", "W", "N")
 HAND_TILES: Final = 16  # concealed tiles + 3 per meld, before the winning tile
 
 

@@ -9,13 +9,16 @@ objects, because the hot paths index count vectors by kind.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Final
+from typing import Final, Literal, get_args
 
 N_KINDS: Final = 34
 FIRST_HONOUR: Final = 27
 EAST, SOUTH, WEST, NORTH = 27, 28, 29, 30
 RED, GREEN, WHITE = 31, 32, 33
 WINDS: Final = (EAST, SOUTH, WEST, NORTH)
+# A wind as the declarations, the records, the API and the pages write it (東南西北)
+Wind = Literal["E", "S", "W", "N"]
+WIND_CODES: Final[tuple[Wind, ...]] = get_args(Wind)
 DRAGONS: Final = (RED, GREEN, WHITE)
 
 _SUIT_LETTERS: Final = "mps"

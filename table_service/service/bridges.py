@@ -11,9 +11,9 @@ from typing import Any, Final
 
 from pydantic import ValidationError
 
-from firmware_bridge.messages import LinkStatus
+from firmware_bridge.messages import TABLE_PATTERN, LinkStatus
 
-TABLE_NAME: Final = re.compile(r"[A-Za-z0-9_-]{1,32}")  # the API's table ids
+TABLE_NAME: Final = re.compile(TABLE_PATTERN)  # the API's table ids
 QUOTE: Final = 120  # bytes of a refused payload a log line quotes
 
 

@@ -4,7 +4,7 @@
 `entries.py` holds what it stores, `rows.py` what its queries return.
 """
 
-from table_service.store.entries import Applied, Entry, EntryKind, Role
+from table_service.store.entries import Applied, Entry, EntryKind
 from table_service.store.errors import (
     DuplicateEvent,
     InvalidEntry,
@@ -15,6 +15,7 @@ from table_service.store.errors import (
 )
 from table_service.store.players import RANKED
 from table_service.store.rows import (
+    ROLES,
     CorrectionRow,
     DecisionRow,
     FaultRow,
@@ -25,6 +26,7 @@ from table_service.store.rows import (
     PlayerHand,
     PlayerRow,
     PlayerStats,
+    Role,
     SessionRow,
     Standing,
     StandingRow,
@@ -41,6 +43,7 @@ from table_service.store.store import (
 
 __all__ = [
     "RANKED",
+    "ROLES",
     "Applied",
     "CorrectionRow",
     "DecisionRow",

@@ -28,7 +28,6 @@ from table_service.mirror.records import Record
 
 EntryKind = Literal["event", "session", "session_end", "correction", "fault", "seating"]
 ENTRY_KINDS: Final[tuple[str, ...]] = get_args(EntryKind)
-Role = Literal["referee", "admin"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,17 +7,22 @@ kept as plain strings, so rows written under an older catalogue still read.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Final, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from table_service.mirror.records import HandPlay
-from table_service.mirror.rulings import RulingKind
+from table_service.mirror.rulings import Decision, RulingKind
+from table_service.rules.tiles import Wind
 
 Status = Literal["open", "confirmed", "dismissed"]
-DecisionKind = Literal["confirmed", "dismissed"]
-Role = Literal["referee", "admin"]
-Wind = Literal["E", "S", "W", "N"]
+DecisionKind = Literal["confirmed", "dismissed"]  # a violation's status after a verdict
+VERDICT_STATUS: Final[dict[Decision, DecisionKind]] = {
+    "uphold": "confirmed",
+    "overturn": "dismissed",
+}
+Role = Literal["referee", "admin"]  # what a token may do (the API checks it per route)
+ROLES: Final[tuple[Role, ...]] = get_args(Role)
 
 
 class _Row(BaseModel):

@@ -75,6 +75,8 @@ from table_service.store.projector import (
     table_rulings,
 )
 from table_service.store.rows import (
+    ROLES,
+    VERDICT_STATUS,
     CorrectionRow,
     DecisionRow,
     FaultRow,
@@ -95,7 +97,6 @@ SEATS: Final = 4
 DB_FILE: Final = "mjtable.db"
 MIGRATIONS: Final = Path(__file__).parent / "migrations"
 ENTRY_PAGE: Final = 500  # log rows read per query by entries(): a club day never sits in memory
-ROLES: Final = ("referee", "admin")
 _MIGRATION_LOCK: Final = 0x6D6A7462  # "mjtb": one migrator at a time on PostgreSQL
 SQLITE_HEADER: Final = b"SQLite format 3\x00"
 RESTORE_OR_MOVE: Final = (
@@ -930,7 +931,6 @@ def _as_ruled(entry: Entry, rulings: Rulings, mirror: TableMirror) -> list[Entry
 
 
 ViolationKey = tuple[str, int, int, int, str]  # table, boot_id, seq, seat, code
-VERDICT_STATUS: Final = {"uphold": "confirmed", "overturn": "dismissed"}
 
 
 def _violation_key(v: ViolationModel) -> ViolationKey:

@@ -13,6 +13,7 @@ import pytest
 from table_service.rules import Hand, HandInputError, Meld, Rules, parse_hand, tiles
 from table_service.rules import hand as hand_module
 from table_service.rules.tiles import (
+    WIND_CODES,
     TileCodeError,
     flower_code,
     flower_colour,
@@ -326,7 +327,7 @@ def test_input_vocabularies() -> None:
     assert hand_module.DECLARATIONS == ("heavenly_ready", "earthly_ready")
     assert hand_module.TIMINGS == ("heavenly_win", "earthly_win", "human_win")
     assert hand_module.FLOWER_WINS == ("eight_immortals", "seven_rob_one")
-    assert hand_module.WIND_CODES == ("E", "S", "W", "N")
+    assert WIND_CODES == ("E", "S", "W", "N")
     assert hand_module.HAND_TILES == 16
 
 

@@ -17,7 +17,7 @@
 // - The service is the judge of a body: its error ({"error": "…"}) is shown by the form,
 //   word for word. Names are text (dom.js), never HTML.
 
-import { ApiError, LiveSocket, getJSON, postJSON, putJSON, tokenStore } from "./api.js";
+import { ApiError, LiveSocket, getJSON, postJSON, putJSON, tokenStore, WINDS } from "./api.js";
 import { playerName } from "./board.js";
 import { $, fill, h, param } from "./dom.js";
 import { lang, t, windName } from "./i18n.js";
@@ -25,7 +25,6 @@ import { ConnectionView, setupPage } from "./ui.js";
 import { choiceName, itemName, switchName, vocabulary } from "./vocabulary.js";
 
 const TOKEN_KEY = "mjtable.admin.token";
-const WINDS = ["E", "S", "W", "N"];
 const SEATS = [0, 1, 2, 3];
 const DEFAULT_PRESETS = ["mjonline"];
 

@@ -73,6 +73,12 @@ export function putJSON(url, body, options = {}) {
   return request("PUT", url, { ...options, body });
 }
 
+// What the API's words are (tests/dashboard/test_api_words.py holds them to the Python
+// definitions): a table id (firmware_bridge/messages.py TABLE_PATTERN) and the winds as
+// the records write them (table_service/rules/tiles.py Wind).
+export const TABLE_PATTERN = /^[A-Za-z0-9_-]{1,32}$/;
+export const WINDS = ["E", "S", "W", "N"];
+
 export const PAGE_MAX = 1000; // the most rows a list route gives in one page
 
 /**

@@ -16,7 +16,7 @@
 // key), so several rows can be ruled at once without chasing ids; a decided violation
 // shows its ruling (who, when, why) and can be undone (kind "undo", naming the ruling).
 
-import { ApiError, LiveSocket, getAll, getJSON, postJSON, tokenStore } from "./api.js";
+import { ApiError, LiveSocket, getAll, getJSON, postJSON, tokenStore, WINDS } from "./api.js";
 import { $, fill, h } from "./dom.js";
 import { dateTime, lang, t, windName } from "./i18n.js";
 import { ConnectionView, setupPage } from "./ui.js";
@@ -24,7 +24,6 @@ import { faultRule, violationRule, vocabulary } from "./vocabulary.js";
 
 const TOKEN_KEY = "mjtable.token";
 const NOTES_KEY = "mjtable.referee.notes";
-const WINDS = ["E", "S", "W", "N"];
 const SEATS = 4;
 
 let violations = new Map(); // key -> ViolationRow (the latest load)

@@ -4,11 +4,11 @@
 // concealed tiles are shown face up. A light fold (where the tiles are), not the referee:
 // the verdicts are the service's (its violations and faults are shown at their events).
 
+import { WINDS } from "./api.js";
 import { codeOfId } from "./tiles.js";
 
 const SEATS = 4;
 const RESERVE = 16;
-const WINDS = ["E", "S", "W", "N"];
 // Entries folded into the step before them (they change little that is seen).
 const QUIET = new Set(["tiles_left", "shuffle_finished", "state", "invalid"]);
 

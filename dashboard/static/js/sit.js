@@ -3,12 +3,11 @@
 // their name in the club's list (or types a guest's name) and takes the seat; the code is
 // the only credential, and it works once (taking the seat again takes a new scan).
 
-import { getJSON, postJSON } from "./api.js";
+import { getJSON, postJSON, TABLE_PATTERN } from "./api.js";
 import { $, fill, h, param } from "./dom.js";
 import { t } from "./i18n.js";
 import { setupPage } from "./ui.js";
 
-const TABLE_PATTERN = /^[A-Za-z0-9_-]{1,32}$/;
 const table = param("table");
 const seat = Number(param("seat"));
 const code = param("code");

@@ -1,14 +1,13 @@
 // table.html?t=<table>: one table's scoreboard, live over /api/tables/{t}/ws.
 
 import { announce, setupSpeakButton } from "./announce.js";
-import { getJSON, LiveSocket } from "./api.js";
+import { getJSON, LiveSocket, TABLE_PATTERN } from "./api.js";
 import { Banners } from "./banners.js";
 import { renderBoard } from "./board.js";
 import { $, fill, h, morph, param } from "./dom.js";
 import { t } from "./i18n.js";
 import { ConnectionView, setupPage } from "./ui.js";
 
-const TABLE_PATTERN = /^[A-Za-z0-9_-]{1,32}$/;
 const FLASH_MS = 6000;
 
 const table = param("t");

@@ -18,6 +18,7 @@ from fastapi.responses import PlainTextResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, Field
 
+from firmware_bridge.messages import TABLE_PATTERN
 from table_service.mirror.session import PRESETS
 from table_service.service.guards import AuthLimiter, client_of
 from table_service.service.live import Service, TableRunner
@@ -29,7 +30,6 @@ T = TypeVar("T")
 # Row ids are 32-bit integers in PostgreSQL: a larger one names no row, and must not
 # reach the database (which refuses it as out of range, a 500).
 MAX_ID: Final = 2**31 - 1
-TABLE_PATTERN: Final = r"^[A-Za-z0-9_-]{1,32}$"
 READ_THREADS: Final = 2  # the store's readers at once (the writer has a thread of its own)
 # Text the database can keep: PostgreSQL refuses NUL in text, and a name or a label is
 # one line.

@@ -30,6 +30,7 @@ from table_service.mirror.state import MeldName, Phase
 from table_service.rules.items import negative_item
 from table_service.rules.profile import MAX_TAI, RULE_KEYS, TAI_IDS, Rules, SeatOrder, load_preset
 from table_service.rules.rulebook import ClaimKind
+from table_service.rules.tiles import Wind
 from table_service.service.routes.common import ONE_LINE, ListedPlayer, MemberNo, Note, Player
 from table_service.store import (
     Entry,
@@ -40,7 +41,6 @@ from table_service.store import (
     StandingRow,
     TokenRow,
 )
-from table_service.store.rows import Wind
 
 # --- bodies ----------------------------------------------------------------------------------
 
@@ -120,7 +120,7 @@ class SessionBody(_Body):
     )
     dealer: Seat | None = Field(None, description="the dealer; default: the table's next dealer")
     streak: Streak | None = Field(None, description="連莊 N; default: the table's")
-    round_wind: Literal["E", "S", "W", "N"] | None = Field(
+    round_wind: Wind | None = Field(
         None, description="the round wind; default: the table's (東 for a new table)"
     )
 

@@ -28,6 +28,7 @@ from table_service.service.routes.common import (
 )
 from table_service.service.routes.models import Created, DecisionBody
 from table_service.store import CorrectionRow, DecisionRow, FaultRow, InvalidEntry, ViolationRow
+from table_service.store.rows import VERDICT_STATUS
 
 
 def router(backend: Backend) -> APIRouter:
@@ -128,7 +129,7 @@ def router(backend: Backend) -> APIRouter:
         found = await db(store.violation, violation_id)
         if found is None:
             raise HTTPException(404, f"no violation {violation_id}")
-        decision = "uphold" if body.decision == "confirmed" else "overturn"
+        decision = next(d for d, status in VERDICT_STATUS.items() if status == body.decision)
         verdict = {
             "kind": "verdict", "boot_id": found.boot_id, "seq": found.seq, "seat": found.seat,
             "code": found.code, "decision": decision,
