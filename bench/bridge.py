@@ -30,8 +30,8 @@ import aiomqtt  # noqa: E402
 
 from firmware_bridge.protocol import FrameDecoder, encode_frame, from_frame, to_frame  # noqa: E402
 from firmware_bridge.protocol import catalogue as c  # noqa: E402
-from hil_tests.broker import OwnedBroker  # noqa: E402
-from hil_tests.simulator.controller import PtyController  # noqa: E402
+from table_sim.broker import OwnedBroker  # noqa: E402
+from table_sim.controller import PtyController  # noqa: E402
 
 BAUD = 115_200
 BITS_PER_BYTE = 10  # 8N1

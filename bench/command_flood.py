@@ -36,7 +36,7 @@ sys.path.insert(0, str(ROOT))
 import aiomqtt  # noqa: E402
 
 from firmware_bridge.mqtt import set_nodelay_on_open  # noqa: E402
-from hil_tests.simulator.controller import PtyController  # noqa: E402
+from table_sim.controller import PtyController  # noqa: E402
 
 BAD = b'{"command": "seat_led", "seat": 9, "mode": "turn"}'
 GOOD = {"command": "request_state"}

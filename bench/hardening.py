@@ -77,8 +77,8 @@ sys.path.insert(0, str(ROOT))
 import aiomqtt  # noqa: E402
 
 from firmware_bridge.messages import Event, ReplayRequest  # noqa: E402
-from hil_tests.broker import free_port  # noqa: E402
 from mjtable.commands.bench import load_bench  # noqa: E402
+from table_sim.broker import free_port  # noqa: E402
 from tests.service.fakebridge import FakeBridge  # noqa: E402
 
 svc = sys.modules.get("mjtable_bench_service") or load_bench("service")  # bench/service.py
@@ -152,8 +152,8 @@ def _say(kind: str, **data: Any) -> None:
 
 
 def _record(args: tuple[int, int, float]) -> list[Event]:
-    from hil_tests.simulator.recording import record_game
-    from hil_tests.simulator.violations import Violations
+    from table_sim.recording import record_game
+    from table_sim.violations import Violations
 
     seed, hands, violations = args
     game = record_game(seed, hands, violations=Violations(violations) if violations else None)
@@ -267,7 +267,7 @@ async def _publishers(cfg: dict[str, Any]) -> None:
 async def _crowd(cfg: dict[str, Any]) -> None:
     """The child: one crowd (`ws`, `readers` or `guesses`) against the service's port, from
     "ready" until {"do": "stop"} on stdin; then its counts as "done"."""
-    from hil_tests.soak import ensure_open_files
+    from table_sim.soak import ensure_open_files
 
     kind, port = cfg["kind"], cfg["port"]
     stop = asyncio.Event()
@@ -545,7 +545,7 @@ def _health(port: int) -> dict[str, Any]:
 
 @contextlib.contextmanager
 def _database(db: str, workdir: Path, name: str) -> Any:
-    from hil_tests.service_end import scratch_schema
+    from table_sim.service_end import scratch_schema
 
     if db == "sqlite":
         yield f"sqlite:///{workdir / f'{name}.db'}"

@@ -32,7 +32,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from hil_tests.broker import free_port  # noqa: E402  (the project's one free-port finder)
+from table_sim.broker import free_port  # noqa: E402  (the project's one free-port finder)
 
 TOOL = ROOT / "bench" / ".lighthouse"
 VERSION = "12"

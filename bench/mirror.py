@@ -21,9 +21,9 @@ import time
 from pathlib import Path
 
 from firmware_bridge.messages import Event
-from hil_tests.simulator.recording import record_game
-from hil_tests.simulator.violations import Violations
 from table_service.mirror.mirror import TableMirror
+from table_sim.recording import record_game
+from table_sim.violations import Violations
 
 AIM_IN_PROCESS = 50_000
 AIM_REPLAY = 20_000

@@ -47,8 +47,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 EQUIVALENT = ROOT / "bench" / "mutation-equivalent.txt"
 # What the copy needs: the packages, the tests' data and plugins, the root conftest.
-COPY = ("table_service", "firmware_bridge", "hil_tests", "mjtable", "profiles", "tests", "docs",
-        "conftest.py", "pyproject.toml")  # fmt: skip
+COPY = ("table_service", "firmware_bridge", "table_sim", "hil_tests", "mjtable", "profiles",
+        "tests", "docs", "conftest.py", "pyproject.toml")  # fmt: skip
 # Third-party modules every child would import anew through the root conftest
 # (hil_tests.plugin): imported once in the server (~1.5 s a child saved).
 PRELOAD = ("pydantic", "pydantic_settings", "aiomqtt", "serial", "serial_asyncio_fast",

@@ -42,7 +42,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from firmware_bridge.messages import EVENT_BODY, Event  # noqa: E402
-from hil_tests.service_end import scratch_schema  # noqa: E402
 from table_service.mirror.records import (  # noqa: E402
     HandPlay,
     HandRecord,
@@ -57,6 +56,7 @@ from table_service.mirror.session import WINDS, SessionStart  # noqa: E402
 from table_service.rules.items import ITEMS  # noqa: E402
 from table_service.rules.shapes import WAIT_SHAPES  # noqa: E402
 from table_service.store import Applied, Store  # noqa: E402
+from table_sim.service_end import scratch_schema  # noqa: E402
 
 AIM_MS = 200.0
 DAY = 86_400.0

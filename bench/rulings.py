@@ -24,14 +24,14 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from hil_tests.service_end import scratch_schema  # noqa: E402
-from hil_tests.simulator.recording import record_game  # noqa: E402
-from hil_tests.simulator.violations import Violations  # noqa: E402
 from table_service.mirror.fold import fold  # noqa: E402
 from table_service.mirror.mirror import TableMirror  # noqa: E402
 from table_service.mirror.records import HandRecord, Violation  # noqa: E402
 from table_service.mirror.session import SessionStart  # noqa: E402
 from table_service.store import Applied, Store  # noqa: E402
+from table_sim.recording import record_game  # noqa: E402
+from table_sim.service_end import scratch_schema  # noqa: E402
+from table_sim.violations import Violations  # noqa: E402
 
 AIM_SECONDS = 1.0
 TABLE = "bench"

@@ -23,7 +23,7 @@ Who runs where (one machine runs it all; on 2 cores, who starves whom is the que
 The pace. The games are played before the ramp (the game's own CPU is no part of a club's
 load, and playing a hand, ~25 ms, would stall the bridges between a receive and its
 publish); then each table sends its events with the simulator's `PACE` (seconds a real
-table takes per event, `hil_tests/simulator/table.py`) divided by the step's speed S, on a
+table takes per event, `table_sim/table.py`) divided by the step's speed S, on a
 virtual clock, so a step change takes effect at once even in a long wait. At speed 1 the
 PACE makes ~2 events/s a table (a 290-event hand in ~150 s; a real table makes ~300
 events in ~10 minutes, 0.5/s); S is chosen so that all N tables offer the step's rate.
@@ -105,8 +105,8 @@ sys.path.insert(0, str(ROOT))
 import aiomqtt  # noqa: E402
 
 from firmware_bridge.messages import Event  # noqa: E402
-from hil_tests.broker import OwnedBroker, free_port  # noqa: E402
-from hil_tests.simulator.table import PACE  # noqa: E402
+from table_sim.broker import OwnedBroker, free_port  # noqa: E402
+from table_sim.table import PACE  # noqa: E402
 
 DEFAULT_MQTT = "mqtt://127.0.0.1:1883"
 DEFAULT_DB = "postgresql://postgres@127.0.0.1:5432/test"
@@ -127,7 +127,7 @@ WAITING_FOR = 10.0  # seconds a state message may wait for its event on the prob
 
 def _play_game(args: tuple[int, int]) -> tuple[list[Any], int]:
     """One table's game, played beforehand: its events, and the first hand's length."""
-    from hil_tests.simulator.session import TableSim
+    from table_sim.session import TableSim
 
     seed, hands = args
     messages: list[Any] = []
@@ -178,9 +178,9 @@ async def _load_main(cfg: dict[str, Any]) -> None:
     from firmware_bridge.bridge import Bridge
     from firmware_bridge.settings import BridgeSettings
     from firmware_bridge.stopping import cancel_and_wait
-    from hil_tests.simulator.controller import Controller
-    from hil_tests.simulator.transports import PtyTransport
-    from hil_tests.soak import boot_id_for, ensure_open_files
+    from table_sim.controller import Controller
+    from table_sim.soak import boot_id_for, ensure_open_files
+    from table_sim.transports import PtyTransport
 
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
     logging.getLogger("firmware_bridge").setLevel(logging.WARNING)
@@ -690,7 +690,7 @@ def show_ms(value: float | None, raw: float) -> str:
 
 
 async def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
-    from hil_tests.service_end import scratch_schema
+    from table_sim.service_end import scratch_schema
 
     run_id = uuid.uuid4().hex[:8]
     base = f"bench-svc-{run_id}"

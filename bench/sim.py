@@ -3,7 +3,7 @@
     .venv/bin/python bench/sim.py [--mqtt mqtt://127.0.0.1:1883] [--hands-one 40]
         [--hands-many 100] [--tables-many 50] [--seed 1]
 
-Each run is `hil_tests.soak.run_soak` at full speed (speed 0) with no faults:
+Each run is `table_sim.soak.run_soak` at full speed (speed 0) with no faults:
 simulator → pty → bridge (its own SQLite outbox) → MQTT broker → far-end recorder,
 everything but the broker in this one process and one asyncio loop. Without --mqtt
 each run starts its own broker (a private Mosquitto if installed, else amqtt).
@@ -42,8 +42,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from hil_tests.simulator.session import TableSim  # noqa: E402
-from hil_tests.soak import SoakConfig, ensure_open_files, run_soak  # noqa: E402
+from table_sim.session import TableSim  # noqa: E402
+from table_sim.soak import SoakConfig, ensure_open_files, run_soak  # noqa: E402
 
 # per table: the pty's two ends, the bridge's own open of it, pyserial's two cancel
 # pipes (4 fds), the SQLite outbox with its -wal and -shm, the MQTT socket
@@ -63,7 +63,7 @@ def memo_caches() -> list[Any]:
     """The functools caches of this project's modules (pure functions, safe to empty)."""
     found: dict[int, Any] = {}
     for name, module in list(sys.modules.items()):
-        if name.partition(".")[0] not in ("table_service", "hil_tests", "firmware_bridge"):
+        if name.partition(".")[0] not in ("table_service", "table_sim", "firmware_bridge"):
             continue
         for obj in vars(module).values():
             if callable(getattr(obj, "cache_clear", None)) and hasattr(obj, "cache_info"):

@@ -9,13 +9,13 @@ from typing import Any
 
 from firmware_bridge.protocol import catalogue as c
 from firmware_bridge.protocol.catalogue import Message
-from hil_tests.recorder import Received, compare
-from hil_tests.service_end import stored_mismatches
-from hil_tests.simulator.recording import RecordedHand, event_of, record_game
-from hil_tests.simulator.table import Sent
-from hil_tests.simulator.violations import Violations
-from hil_tests.truth import FarEnd
 from table_service.store import HandRow
+from table_sim.recorder import Received, compare
+from table_sim.recording import RecordedHand, event_of, record_game
+from table_sim.service_end import stored_mismatches
+from table_sim.table import Sent
+from table_sim.truth import FarEnd
+from table_sim.violations import Violations
 
 SENT: list[Message] = [c.ShuffleStarted(), c.ShuffleFinished(), c.TilesLeft(56), c.TilesLeft(55)]
 

@@ -15,13 +15,13 @@ from pathlib import Path
 import pytest
 
 from hil_tests.plugin import Loop, open_loop
-from hil_tests.service_end import ServiceEnd, scratch_schema
-from hil_tests.simulator.faults import Faults, LinkFaults, TableFaults
-from hil_tests.simulator.violations import Violations
-from hil_tests.soak import breaches
-from hil_tests.truth import Judged, hand_mismatches
 from table_service.rules.table import RESERVE_TILES, seat_position
 from table_service.rules.tiles import tile_flower
+from table_sim.faults import Faults, LinkFaults, TableFaults
+from table_sim.service_end import ServiceEnd, scratch_schema
+from table_sim.soak import breaches
+from table_sim.truth import Judged, hand_mismatches
+from table_sim.violations import Violations
 
 GROUND_TRUTH = "compares the far end with the simulator's ground truth"
 

@@ -23,17 +23,17 @@ from typing import Any
 from firmware_bridge.bridge import Bridge
 from firmware_bridge.settings import BridgeSettings
 from firmware_bridge.stopping import cancel_and_wait
-from hil_tests.broker import OwnedBroker
-from hil_tests.service_end import stored_up_to
-from hil_tests.simulator.controller import Controller
-from hil_tests.simulator.table import SimulatedTable
-from hil_tests.simulator.transports import PtyTransport
-from hil_tests.simulator.violations import Violations
-from hil_tests.soak import boot_id_for, ensure_open_files
 from mjtable.commands.serve import ServiceParts, running_service
 from table_service.mirror.session import SessionStart
 from table_service.service.settings import ServeSettings
 from table_service.store import Store
+from table_sim.broker import OwnedBroker
+from table_sim.controller import Controller
+from table_sim.service_end import stored_up_to
+from table_sim.soak import boot_id_for, ensure_open_files
+from table_sim.table import SimulatedTable
+from table_sim.transports import PtyTransport
+from table_sim.violations import Violations
 
 log = logging.getLogger("mjtable.demo")
 
@@ -88,7 +88,7 @@ class DemoError(RuntimeError):
 async def broker_for(config: DemoConfig, workdir: Path) -> AsyncIterator[str]:
     """The broker's URL: the one given, or an embedded amqtt in its own process (run in
     the demo's process, amqtt races its PUBACKs with the bridges' and the service's own
-    clients: see hil_tests/broker.py)."""
+    clients: see table_sim/broker.py)."""
     if config.mqtt:
         yield config.mqtt
         return

@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 import aiomqtt
 import pytest
 
-from hil_tests.broker import OwnedBroker, free_port
+from table_sim.broker import OwnedBroker, free_port
 
 __all__ = [
     "OwnedBroker", "clear_new_retained", "free_port", "mqtt_url", "owned_broker",

@@ -10,7 +10,7 @@ from pathlib import Path
 import aiomqtt
 import pytest
 
-from hil_tests.broker import OwnedBroker
+from table_sim.broker import OwnedBroker
 from tests.brokers import clear_what_was_retained_since, retained_topics
 
 

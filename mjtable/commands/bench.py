@@ -235,9 +235,9 @@ def soak(hands: int, tables: int, mqtt: str | None = None, seed: int = 1) -> dic
     """`mjtable sim soak --faults all --violations 0.02` (CI's soak): the JSON summary."""
     import asyncio
 
-    from hil_tests.simulator.faults import Faults
-    from hil_tests.simulator.violations import Violations
-    from hil_tests.soak import SoakConfig, run_soak
+    from table_sim.faults import Faults
+    from table_sim.soak import SoakConfig, run_soak
+    from table_sim.violations import Violations
 
     with tempfile.TemporaryDirectory(prefix="mjtable-bench-soak-") as tmp:
         config = SoakConfig(

@@ -21,7 +21,7 @@ from firmware_bridge.conformance import CHECKS, Board, PortError, Result, run_su
 from firmware_bridge.conformance.checks import BY_NAME
 from firmware_bridge.conformance.suite import LinkFigures
 from firmware_bridge.protocol.arq import Timing
-from hil_tests.simulator.controller import PtyController
+from table_sim.controller import PtyController
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -16,13 +16,13 @@ import tempfile
 from pathlib import Path
 
 from firmware_bridge.stopping import interruptible
-from hil_tests.simulator.controller import Controller
-from hil_tests.simulator.faults import Faults
-from hil_tests.simulator.table import SimulatedTable
-from hil_tests.simulator.transports import PtyTransport, TcpTransport, Transport
-from hil_tests.simulator.violations import SUPPORTED, Violations
-from hil_tests.soak import SoakConfig, boot_id_for, run_soak
 from mjtable.commands.profile import add_profile_option, load_profile
+from table_sim.controller import Controller
+from table_sim.faults import Faults
+from table_sim.soak import SoakConfig, boot_id_for, run_soak
+from table_sim.table import SimulatedTable
+from table_sim.transports import PtyTransport, TcpTransport, Transport
+from table_sim.violations import SUPPORTED, Violations
 
 VERDICT_KEYS = (
     "events_lost", "duplicates_delivered", "mismatches",

@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from hil_tests.simulator.recording import RecordedHand
+from table_sim.recording import RecordedHand
 from tests.api.kit import Api, game_of, running_api
 from tests.brokers import mqtt_url
 from tests.store.conftest import pg_admin, store_url

@@ -19,14 +19,14 @@ from websockets.asyncio.client import ClientConnection
 
 from dashboard import STATIC
 from firmware_bridge.messages import Event, ReplayRequest
-from hil_tests.broker import free_port
-from hil_tests.simulator.faults import TableFaults
-from hil_tests.simulator.recording import RecordedHand, record_game
-from hil_tests.simulator.violations import Violations
 from table_service.service.api import create_app
 from table_service.service.live import Service
 from table_service.service.settings import ServeSettings
 from table_service.store import Store
+from table_sim.broker import free_port
+from table_sim.faults import TableFaults
+from table_sim.recording import RecordedHand, record_game
+from table_sim.violations import Violations
 from tests.service.fakebridge import FakeBridge, retable
 
 BASE_URL = "http://testserver"

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from hil_tests.simulator.recording import RecordedHand
+from table_sim.recording import RecordedHand
 from tests.api.kit import Api, events_of
 
 SESSION = "/api/tables/t1/session"

@@ -12,8 +12,8 @@ from itertools import pairwise
 from statistics import mean
 from typing import Any
 
-from hil_tests.simulator.recording import RecordedHand, record_game
-from hil_tests.simulator.violations import Violations
+from table_sim.recording import RecordedHand, record_game
+from table_sim.violations import Violations
 from tests.api.kit import Api, events_of, timed, timed_events
 
 NAMES = ["阿明", "Bea", "陳小華", "林志玲"]

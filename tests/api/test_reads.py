@@ -8,9 +8,9 @@ import io
 import time
 from typing import Any
 
-from hil_tests.simulator.recording import RecordedHand
-from hil_tests.truth import expected_result
 from table_service.mirror.mirror import TableMirror
+from table_sim.recording import RecordedHand
+from table_sim.truth import expected_result
 from tests.api.kit import SECRET_KEYS, Api, events_of, has_secret, until
 
 

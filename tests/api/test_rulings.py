@@ -7,14 +7,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from hil_tests.simulator.faults import TableFaults
-from hil_tests.simulator.recording import RecordedHand, record_game
-from hil_tests.simulator.violations import Violations
 from table_service.mirror.fold import fold
 from table_service.mirror.mirror import TableMirror
 from table_service.mirror.records import HandRecord
 from table_service.mirror.rulings import in_force, parse_ruling
 from table_service.mirror.session import SessionStart
+from table_sim.faults import TableFaults
+from table_sim.recording import RecordedHand, record_game
+from table_sim.violations import Violations
 from tests.api.kit import Api, events_of, game_of
 
 

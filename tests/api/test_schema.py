@@ -33,9 +33,9 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from dashboard import STATIC
-from hil_tests.simulator.recording import RecordedHand
 from table_service.rules.profile import PING_HU_WAITS, RULE_KEYS, SHORTHANDS, TAI_IDS
 from table_service.service.api import create_app
+from table_sim.recording import RecordedHand
 from tests.api.kit import BASE_URL, Api, events_of, serving
 
 CHECKS = [

@@ -12,8 +12,8 @@ from urllib.parse import urlencode
 
 import httpx
 
-from hil_tests.simulator.recording import RecordedHand
 from table_service.service.routes.seats import qr_svg
+from table_sim.recording import RecordedHand
 from tests.api.kit import BASE_URL, Api, events_of
 
 NAMES = ["阿明", "Bea", "陳小華", "林志玲", "Kenji"]

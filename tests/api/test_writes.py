@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hil_tests.simulator.recording import RecordedHand
+from table_sim.recording import RecordedHand
 from tests.api.kit import Api, events_of
 
 PLAYERS = ["阿明", "Bea", "Chen", "Dora"]

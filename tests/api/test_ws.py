@@ -11,7 +11,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import InvalidStatus
 
 from firmware_bridge.messages import Event, ShuffleFinished
-from hil_tests.simulator.recording import RecordedHand
+from table_sim.recording import RecordedHand
 from tests.api.kit import Api, events_of, has_secret, receive, serving, until, ws_base
 
 # The client reads everything it is sent (max_queue=None): with a bound, websockets stops

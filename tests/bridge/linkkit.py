@@ -17,7 +17,7 @@ from firmware_bridge.protocol import catalogue as c
 from firmware_bridge.protocol.arq import Timing
 from firmware_bridge.protocol.catalogue import Message
 from firmware_bridge.stopping import cancel_and_wait
-from hil_tests.simulator.controller import PtyController
+from table_sim.controller import PtyController
 
 TABLE = "t1"
 

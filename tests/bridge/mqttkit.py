@@ -19,7 +19,7 @@ from firmware_bridge.messages import Event
 from firmware_bridge.protocol.arq import Timing
 from firmware_bridge.settings import load_settings
 from firmware_bridge.stopping import cancel_and_wait
-from hil_tests.simulator.controller import PtyController
+from table_sim.controller import PtyController
 
 
 def new_table() -> str:

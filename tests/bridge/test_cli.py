@@ -13,8 +13,8 @@ import pytest
 
 from firmware_bridge.protocol import catalogue as c
 from firmware_bridge.settings import BridgeSettings, load_settings
-from hil_tests.simulator.controller import PtyController
 from mjtable.cli import build_parser, main
+from table_sim.controller import PtyController
 
 from .mqttkit import Recorder, new_table
 

@@ -22,9 +22,9 @@ from firmware_bridge.protocol import Frame, FrameDecoder, encode_frame, to_frame
 from firmware_bridge.protocol import catalogue as c
 from firmware_bridge.protocol.device_session import DeviceSession
 from firmware_bridge.settings import load_settings, redact_url
-from hil_tests.broker import free_port, wait_listening
-from hil_tests.simulator.controller import PtyController
 from mjtable.cli import main
+from table_sim.broker import free_port, wait_listening
+from table_sim.controller import PtyController
 
 from .linkkit import LinkRig, numbered
 from .mqttkit import Recorder, new_table, running_bridge, running_device

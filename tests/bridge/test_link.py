@@ -143,7 +143,7 @@ async def test_silence_takes_the_link_down_and_it_recovers(tmp_path: Path) -> No
 
 async def test_protocol_version_mismatch_is_refused(tmp_path: Path) -> None:
     port = tmp_path / "ttyTABLE"
-    from hil_tests.simulator.controller import PtyController
+    from table_sim.controller import PtyController
 
     from .linkkit import LinkRig
 

@@ -21,7 +21,7 @@ from firmware_bridge.messages import EVENT_BODY, TileDiscarded, TilesLeft, Topic
 from firmware_bridge.outbox import Outbox
 from firmware_bridge.protocol import catalogue as c
 from firmware_bridge.stopping import cancel_and_wait
-from hil_tests.simulator.controller import PtyController
+from table_sim.controller import PtyController
 
 
 class StrictTilesLeft(TilesLeft):

@@ -13,8 +13,8 @@ from firmware_bridge.protocol.arq import Receiver, Sender, Timing, Verdict
 from firmware_bridge.protocol.catalogue import Message
 from firmware_bridge.protocol.device_session import DeviceSession
 from firmware_bridge.protocol.frame import SEQ_MOD
-from hil_tests.simulator.controller import FIRMWARE, Controller, PtyController
-from hil_tests.simulator.transports import TcpTransport
+from table_sim.controller import FIRMWARE, Controller, PtyController
+from table_sim.transports import TcpTransport
 
 
 class NeverNaks(DeviceSession):

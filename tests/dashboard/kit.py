@@ -30,8 +30,8 @@ import pytest
 
 from dashboard.tools.vendor_fonts import STATIC
 from firmware_bridge.messages import Event
-from hil_tests.broker import free_port
 from table_service.service.api import create_app
+from table_sim.broker import free_port
 from tests.api.kit import (
     BASE_URL,
     Api,

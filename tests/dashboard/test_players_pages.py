@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from hil_tests.simulator.recording import record_game
-from hil_tests.simulator.violations import Violations
+from table_sim.recording import record_game
+from table_sim.violations import Violations
 from tests.api.kit import timed_events
 from tests.dashboard.kit import PHONE, Chrome, Site, needs_browser, snap
 

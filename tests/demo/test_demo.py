@@ -21,8 +21,8 @@ from typing import Any
 
 import pytest
 
-from hil_tests.broker import free_port
 from table_service.store import Store
+from table_sim.broker import free_port
 
 MJTABLE = [sys.executable, "-m", "mjtable"]
 START_TIMEOUT = 60.0

@@ -7,13 +7,13 @@ import asyncio
 import pytest
 
 from firmware_bridge.messages import Event
-from hil_tests.broker import OwnedBroker
 from table_service.live.consumer import (
     Consumer,
     Gap,
     Hole,
     StreamOrder,
 )
+from table_sim.broker import OwnedBroker
 from tests.live.kit import A, B, ev, feed, keys, running, until
 
 # --- StreamOrder: no I/O --------------------------------------------------------------

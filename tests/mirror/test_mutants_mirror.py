@@ -348,7 +348,7 @@ def test_a_deal_roll_after_a_hand_ended_with_no_wall_begins_a_new_hand() -> None
 
 
 def test_the_last_hand_is_the_one_the_latest_record_closed() -> None:
-    """hil_tests/truth.py reads `last_hand` to compare the table's tiles: the hand the
+    """table_sim/truth.py reads `last_hand` to compare the table's tiles: the hand the
     latest hand record closed, kept after the next shuffle begins a new one."""
     t = Script(quiet({0: READY_17}))
     assert t.mirror.last_hand is None

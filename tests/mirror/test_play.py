@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import pytest
 
-from hil_tests.simulator.recording import RecordedHand, record_game
-from hil_tests.simulator.violations import Violations
 from table_service.mirror import HandRecord, SessionStart, TableMirror
 from table_service.rules.tiles import kind_code
+from table_sim.recording import RecordedHand, record_game
+from table_sim.violations import Violations
 
 
 def at(seq: int) -> float:

@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 
-from hil_tests.simulator.faults import TableFaults
-from hil_tests.simulator.recording import record_game
-from hil_tests.simulator.violations import Violations
 from table_service.mirror.mirror import TableMirror
 from table_service.mirror.records import Violation
 from table_service.mirror.state import Pending, open_claims
+from table_sim.faults import TableFaults
+from table_sim.recording import record_game
+from table_sim.violations import Violations
 from tests.mirror.script import Script, quiet
 
 ALL = ["chow", "pong", "kong", "win"]

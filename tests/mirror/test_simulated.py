@@ -10,13 +10,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from firmware_bridge.messages import EVENT_BODY, Event
-from hil_tests.simulator.faults import TableFaults
-from hil_tests.simulator.recording import RecordedHand, record_game
-from hil_tests.simulator.violations import Violations
-from hil_tests.truth import FarEnd
 from table_service.mirror.mirror import TableMirror
 from table_service.mirror.records import Fault, HandRecord, Record, Summary, Violation
 from table_service.mirror.replay import replay_lines
+from table_sim.faults import TableFaults
+from table_sim.recording import RecordedHand, record_game
+from table_sim.truth import FarEnd
+from table_sim.violations import Violations
 
 
 @cache

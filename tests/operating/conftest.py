@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from hil_tests.broker import free_port, wait_listening
+from table_sim.broker import free_port, wait_listening
 from tests.store.conftest import pg_admin, store_url
 
 __all__ = [

@@ -301,9 +301,9 @@ async def test_the_service_follows_a_table_over_tls(
 ) -> None:
     """`mjtable serve` on another machine than the broker: mqtts:// and the club's CA, its
     own user; the real bridge's events reach the records."""
-    from hil_tests.service_end import stored_up_to
     from table_service.service.live import Service
     from table_service.store import Store
+    from table_sim.service_end import stored_up_to
 
     bridge_config = bridge_settings(club, monkeypatch, outbox=tmp_path / "outbox.db")
     for key, value in env_file(DEPLOY / "serve.env").items():

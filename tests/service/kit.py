@@ -17,12 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from firmware_bridge.messages import Event
-from hil_tests.broker import free_port
-from hil_tests.service_end import stored_hands, stored_mismatches
-from hil_tests.simulator.recording import RecordedHand
 from table_service.service.live import Service
 from table_service.service.settings import ServeSettings
 from table_service.store import Store
+from table_sim.broker import free_port
+from table_sim.recording import RecordedHand
+from table_sim.service_end import stored_hands, stored_mismatches
 
 MJTABLE = str(Path(sys.executable).with_name("mjtable"))
 

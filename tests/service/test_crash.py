@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 
-from hil_tests.simulator.recording import record_game
-from hil_tests.simulator.violations import Violations
 from table_service.store import Store
+from table_sim.recording import record_game
+from table_sim.violations import Violations
 from tests.service.fakebridge import FakeBridge, retable
 from tests.service.kit import Server, stored_matches_truth
 

@@ -19,9 +19,9 @@ from urllib.parse import urlsplit
 import aiomqtt
 
 from firmware_bridge.messages import Event
-from hil_tests.simulator.recording import record_game
-from hil_tests.simulator.violations import Violations
 from table_service.store import Store
+from table_sim.recording import record_game
+from table_sim.violations import Violations
 from tests.service.fakebridge import FakeBridge, retable
 from tests.service.kit import Server, assert_whole, stored_matches_truth, stored_whole
 

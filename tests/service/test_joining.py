@@ -33,9 +33,9 @@ from typing import Any
 import pytest
 
 from firmware_bridge.messages import Event
-from hil_tests.service_end import stored_mismatches
-from hil_tests.simulator.recording import RecordedHand, record_game
 from table_service.store import Store
+from table_sim.recording import RecordedHand, record_game
+from table_sim.service_end import stored_mismatches
 from tests.service.fakebridge import FakeBridge, retable
 from tests.service.kit import Server
 

@@ -11,8 +11,8 @@ from urllib.parse import urlsplit
 import aiomqtt
 import pytest
 
-from hil_tests.simulator.recording import RecordedHand, record_game
-from hil_tests.simulator.violations import Violations
+from table_sim.recording import RecordedHand, record_game
+from table_sim.violations import Violations
 from tests.service.fakebridge import FakeBridge, retable
 from tests.service.kit import running, settings_for, stored_matches_truth
 

@@ -20,9 +20,9 @@ from typing import Any
 import pytest
 from sqlalchemy.engine import make_url
 
-from hil_tests.simulator.recording import record_game
-from hil_tests.simulator.violations import Violations
 from table_service.store import Store
+from table_sim.recording import record_game
+from table_sim.violations import Violations
 from tests.service.fakebridge import FakeBridge, retable
 from tests.service.kit import Server, assert_whole, stored_whole
 

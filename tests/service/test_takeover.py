@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from hil_tests.simulator.recording import record_game
 from table_service.store import Store
+from table_sim.recording import record_game
 from tests.service.fakebridge import FakeBridge, retable
 from tests.service.kit import MJTABLE, Server, stored_matches_truth
 

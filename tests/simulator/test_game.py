@@ -19,11 +19,11 @@ from firmware_bridge.protocol.catalogue import (
     TileDrawn,
     TilesLeft,
 )
-from hil_tests.simulator.hand import HandSim
-from hil_tests.simulator.session import TableSim
-from hil_tests.simulator.wall import Wall
 from table_service.rules.table import RESERVE_TILES, Deal, counted_seat
 from table_service.rules.tiles import is_flower_tile
+from table_sim.hand import HandSim
+from table_sim.session import TableSim
+from table_sim.wall import Wall
 
 
 def play(seed: int, deal: Deal | None = None) -> tuple[list[Message], HandSim]:
@@ -127,7 +127,7 @@ def test_a_whole_jiang_rotates_the_deal_and_keeps_streaks() -> None:
 
 
 def test_table_faults_change_reports_not_the_game() -> None:
-    from hil_tests.simulator.faults import TableFaults
+    from table_sim.faults import TableFaults
 
     clean = TableSim(4, lambda _m: None)
     noisy_events: list[Message] = []

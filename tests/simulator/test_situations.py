@@ -24,18 +24,18 @@ from firmware_bridge.protocol.catalogue import (
     TilesLeft,
     TilesShown,
 )
-from hil_tests.simulator.faults import Faults, TableFaults
-from hil_tests.simulator.hand import HandResult, HandSim
-from hil_tests.simulator.recording import record_game
-from hil_tests.simulator.session import TableSim, hand_end
-from hil_tests.simulator.violations import RARE, SUPPORTED, Violations, code_of
-from hil_tests.truth import Breach, FarEnd, Tally, deal_correction, injected_classes
 from table_service.mirror.records import Fault, Violation
 from table_service.rules import Profile, parse_hand, score
 from table_service.rules.profile import Rules
 from table_service.rules.shapes import is_complete, wait_kinds
 from table_service.rules.table import SEATS, Deal, claim_order
 from table_service.rules.tiles import is_flower_tile, kind_counts, parse_kind, tile_kind
+from table_sim.faults import Faults, TableFaults
+from table_sim.hand import HandResult, HandSim
+from table_sim.recording import record_game
+from table_sim.session import TableSim, hand_end
+from table_sim.truth import Breach, FarEnd, Tally, deal_correction, injected_classes
+from table_sim.violations import RARE, SUPPORTED, Violations, code_of
 
 NEW = ("restriction_8_win", "passed_win_self_draw", "replacement_order", "intercepted_win")
 

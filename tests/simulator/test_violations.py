@@ -26,15 +26,6 @@ from firmware_bridge.protocol.catalogue import (
     TileDrawn,
     TilesLeft,
 )
-from hil_tests.simulator.hand import HandResult
-from hil_tests.simulator.session import TableSim, hand_end
-from hil_tests.simulator.violations import (
-    SUPPORTED,
-    VARIANT_OF,
-    InjectedViolation,
-    Violations,
-    code_of,
-)
 from table_service.mirror.records import DEAD_HAND_CODES, VIOLATION_CODES
 from table_service.rules import HandOutcome, Stakes, net, settle
 from table_service.rules.shapes import is_complete, wait_kinds
@@ -46,6 +37,15 @@ from table_service.rules.table import (
     forbidden_after_chow,
 )
 from table_service.rules.tiles import N_KINDS, is_flower_tile, tile_kind
+from table_sim.hand import HandResult
+from table_sim.session import TableSim, hand_end
+from table_sim.violations import (
+    SUPPORTED,
+    VARIANT_OF,
+    InjectedViolation,
+    Violations,
+    code_of,
+)
 
 # sha256 (first 16 hex) of 25 hands per seed, taken before violations were added: every
 # event's type byte and payload, then each hand's (end, winner, net). Regenerate only

@@ -5,10 +5,10 @@ span cuts a session, a session ends and a referee rules."""
 from __future__ import annotations
 
 from firmware_bridge.messages import Event
-from hil_tests.simulator.recording import record_game
-from hil_tests.simulator.violations import Violations
 from table_service.mirror import SessionStart, TableMirror
 from table_service.store import Applied, Store
+from table_sim.recording import record_game
+from table_sim.violations import Violations
 
 TABLE = "t1"
 NAMES = ("阿明", "Bea", "Chen", "Dora")

@@ -22,15 +22,15 @@ from urllib.parse import urlsplit
 from firmware_bridge.bridge import Bridge
 from firmware_bridge.settings import BridgeSettings
 from firmware_bridge.stopping import cancel_and_wait
-from hil_tests.broker import OwnedBroker
-from hil_tests.recorder import Received, Recorder, compare
-from hil_tests.service_end import ServiceEnd, StoredTally, scratch_schema
-from hil_tests.simulator.controller import Controller
-from hil_tests.simulator.faults import Faults
-from hil_tests.simulator.hand import HandResult
-from hil_tests.simulator.table import SimulatedTable
-from hil_tests.simulator.transports import PtyTransport
-from hil_tests.truth import Breach, FarEnd
+from table_sim.broker import OwnedBroker
+from table_sim.controller import Controller
+from table_sim.faults import Faults
+from table_sim.hand import HandResult
+from table_sim.recorder import Received, Recorder, compare
+from table_sim.service_end import ServiceEnd, StoredTally, scratch_schema
+from table_sim.table import SimulatedTable
+from table_sim.transports import PtyTransport
+from table_sim.truth import Breach, FarEnd
 
 DRAIN_TIMEOUT = 120.0
 STAGGER = 0.02  # seconds between tables' first hands

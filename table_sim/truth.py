@@ -18,12 +18,12 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from firmware_bridge.messages import Event
-from hil_tests.simulator.hand import HandResult
-from hil_tests.simulator.session import hand_end
 from table_service.mirror.mirror import TableMirror
 from table_service.mirror.records import Fault, HandRecord, Record, Violation
 from table_service.mirror.state import HandState
 from table_service.rules.tiles import wind_code
+from table_sim.hand import HandResult
+from table_sim.session import hand_end
 
 Key = tuple[int, int]  # (boot_id, seq) of an event
 

@@ -7,11 +7,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from firmware_bridge.protocol.catalogue import DiceRoll, DiceRolled
-from hil_tests.simulator.faults import FaultDice, TableFaults
-from hil_tests.simulator.hand import Emit, HandResult, HandSim
-from hil_tests.simulator.violations import Violations
 from table_service.rules import Profile
 from table_service.rules.table import SEATS, Deal, HandEnd, counted_seat
+from table_sim.faults import FaultDice, TableFaults
+from table_sim.hand import Emit, HandResult, HandSim
+from table_sim.violations import Violations
 
 
 def hand_end(result: HandResult) -> HandEnd:

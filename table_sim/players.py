@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from firmware_bridge.protocol.catalogue import MeldKind
-from hil_tests.simulator.strategy import best_discards, shanten
 from table_service.rules.shapes import is_complete, wait_kinds
 from table_service.rules.tiles import N_KINDS, kind_code, kind_counts, tile_flower, tile_kind
+from table_sim.strategy import best_discards, shanten
 
 MELD_CODES = {
     MeldKind.CHOW: "chi",

@@ -13,12 +13,12 @@ from dataclasses import dataclass, field
 
 from firmware_bridge.protocol import catalogue as c
 from firmware_bridge.protocol.catalogue import Message
-from hil_tests.simulator.controller import Controller
-from hil_tests.simulator.faults import Faults
-from hil_tests.simulator.hand import HandResult
-from hil_tests.simulator.session import TableSim
-from hil_tests.simulator.violations import Violations
 from table_service.rules import Profile
+from table_sim.controller import Controller
+from table_sim.faults import Faults
+from table_sim.hand import HandResult
+from table_sim.session import TableSim
+from table_sim.violations import Violations
 
 # Seconds a real table takes per event (speed 1.0); `speed` divides them, 0 means no waiting.
 PACE: Mapping[type[Message], float] = {

@@ -33,10 +33,6 @@ from firmware_bridge.protocol.catalogue import (
     TilesShown,
     WallBuilt,
 )
-from hil_tests.simulator.faults import FaultDice, TableFaults
-from hil_tests.simulator.players import MeldRecord, Player
-from hil_tests.simulator.violations import Injected, InjectedViolation, Violations
-from hil_tests.simulator.wall import Place, Wall
 from table_service.mirror.records import DEAD_HAND_CODES
 from table_service.rules import HandOutcome, Profile, parse_hand, score, settle
 from table_service.rules.settlement import Payment, net
@@ -60,6 +56,10 @@ from table_service.rules.tiles import (
     tile_kind,
     wind_code,
 )
+from table_sim.faults import FaultDice, TableFaults
+from table_sim.players import MeldRecord, Player
+from table_sim.violations import Injected, InjectedViolation, Violations
+from table_sim.wall import Place, Wall
 
 Emit = Callable[[Message], None]
 

@@ -19,8 +19,8 @@ from firmware_bridge.protocol.arq import Timing
 from firmware_bridge.protocol.catalogue import Message
 from firmware_bridge.protocol.device_session import DeviceSession
 from firmware_bridge.protocol.frame import PROTOCOL_VERSION, split_frames
-from hil_tests.simulator.faults import FaultDice, LinkFaults
-from hil_tests.simulator.transports import PtyTransport, Transport
+from table_sim.faults import FaultDice, LinkFaults
+from table_sim.transports import PtyTransport, Transport
 
 DEVICE_QUEUE = 64  # events a controller holds before the table must wait (protocol §3.5)
 FIRMWARE = (1, 2, 3)  # the simulated board's firmware version

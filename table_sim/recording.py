@@ -10,11 +10,11 @@ from dataclasses import dataclass, field
 
 from firmware_bridge.messages import EVENT_BODY, Event
 from firmware_bridge.protocol.catalogue import Message, plain
-from hil_tests.simulator.faults import TableFaults
-from hil_tests.simulator.hand import HandResult
-from hil_tests.simulator.session import TableSim
-from hil_tests.simulator.violations import Violations
 from table_service.rules import Profile
+from table_sim.faults import TableFaults
+from table_sim.hand import HandResult
+from table_sim.session import TableSim
+from table_sim.violations import Violations
 
 
 def event_of(message: Message, table: str, boot_id: int, seq: int, ts: float = 0.0) -> Event:

@@ -96,7 +96,7 @@ class OwnedBroker:
             )
             cmd = [self.mosquitto, "-c", str(conf)]
         else:
-            cmd = [sys.executable, "-m", "hil_tests.amqtt_broker", str(self.port)]
+            cmd = [sys.executable, "-m", "table_sim.amqtt_broker", str(self.port)]
         # its own session: a Ctrl-C at the terminal (SIGINT to the whole foreground group)
         # must not stop the broker before its owner has drained through it
         self.proc = subprocess.Popen(

@@ -18,11 +18,11 @@ from typing import Any
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
-from hil_tests.simulator.hand import HandResult
-from hil_tests.truth import Breach, FarEnd, Tally, deal_correction, expected_result
 from table_service.service.live import Service
 from table_service.service.settings import ServeSettings
 from table_service.store import HandRow, Store
+from table_sim.hand import HandResult
+from table_sim.truth import Breach, FarEnd, Tally, deal_correction, expected_result
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""The embedded amqtt broker, run as its own process: `python -m hil_tests.amqtt_broker PORT`.
+"""The embedded amqtt broker, run as its own process: `python -m table_sim.amqtt_broker PORT`.
 
 amqtt 0.12.1 (the latest release) has one delivery bug this project meets: when a
 client connects, it sends that client every retained message matching *any* filter

@@ -19,8 +19,8 @@ from typing import Any
 
 from firmware_bridge.messages import EVENT_BODY, Event
 from firmware_bridge.protocol.catalogue import Message, plain
-from hil_tests.simulator.table import Sent
 from table_service.live.consumer import Consumer, Gap
+from table_sim.table import Sent
 
 GAP_WINDOW = 1.0  # seconds a hole may stay open before a replay is asked
 GAP_TIMEOUT = 30.0  # seconds before on_event gives a hole up: the harness would rather wait
