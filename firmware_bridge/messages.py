@@ -388,9 +388,13 @@ TOPIC_PAYLOADS: dict[str, Any] = {
 
 
 class Topics:
-    """Full topic names of one table: `<base>/<table>/<suffix>`, suffixes as in TOPIC_PAYLOADS."""
+    """Full topic names of one table, `<base>/<table>/<suffix>`: the bridge's (suffixes as
+    in TOPIC_PAYLOADS) and the table service's (`service/<record>`). The one map both
+    sides build their topics from; `Topics(base, "+")` gives every table's, to subscribe
+    to and match with (aiomqtt's `Topic.matches`)."""
 
     def __init__(self, base: str, table: str) -> None:
+        self.base, self.table = base, table
         self.root = f"{base}/{table}"
         self.availability = f"{self.root}/bridge/availability"
         self.link = f"{self.root}/bridge/link"
@@ -399,7 +403,24 @@ class Topics:
         self.event = f"{self.root}/event"
         self.set = f"{self.root}/set"
         self.set_response = f"{self.root}/set/response"
-        self.requests = f"{self.root}/bridge/request/+"
+        self.requests = self.request("+")
+        self.service_state = self.service("state")
+
+    def request(self, op: str) -> str:
+        return f"{self.root}/bridge/request/{op}"
 
     def response(self, op: str) -> str:
         return f"{self.root}/bridge/response/{op}"
+
+    def service(self, record: str) -> str:
+        """The service's news of the table: `hand`, `ruling`, a record's type, `state`."""
+        return f"{self.root}/service/{record}"
+
+    def table_in(self, topic: str) -> str:
+        """The table a topic of this base names (the level after the base)."""
+        return topic.split("/")[self.base.count("/") + 1]
+
+
+def service_availability(base: str) -> str:
+    """The table service's own retained `online` / `degraded` / `offline`."""
+    return f"{base}/service/availability"

@@ -203,7 +203,7 @@ class Consumer:
         self.replays_asked += 1
         try:
             await client.publish(
-                f"{self.base}/{table}/bridge/request/replay",
+                Topics(self.base, table).request("replay"),
                 ReplayRequest(after=point).model_dump_json(),
                 qos=1,
             )

@@ -9,9 +9,10 @@ import re
 from dataclasses import dataclass
 from typing import Any, Final
 
+from aiomqtt import Topic
 from pydantic import ValidationError
 
-from firmware_bridge.messages import TABLE_PATTERN, LinkStatus
+from firmware_bridge.messages import TABLE_PATTERN, LinkStatus, Topics
 
 TABLE_NAME: Final = re.compile(TABLE_PATTERN)  # the API's table ids
 QUOTE: Final = 120  # bytes of a refused payload a log line quotes
@@ -28,11 +29,16 @@ class BridgeNews:
 
 def read_bridge_message(base: str, topic: str, payload: bytes) -> BridgeNews | str:
     """The news in one message on `<base>/<table>/bridge/{availability,link}`, or why not."""
-    parts = topic.split("/")
-    prefix = base.split("/")
-    if len(parts) != len(prefix) + 3 or parts[: len(prefix)] != prefix or parts[-2] != "bridge":
-        return "not a bridge topic"
-    table, what = parts[-3], parts[-1]
+    every = Topics(base, "+")
+    try:
+        heard = Topic(topic)
+    except ValueError:
+        return "not a topic a message arrives on"
+    read = {"availability": every.availability, "link": every.link}
+    what = next((w for w, pattern in read.items() if heard.matches(pattern)), None)
+    if what is None:
+        return "not a bridge topic the service reads (availability, link)"
+    table = every.table_in(topic)
     if not TABLE_NAME.fullmatch(table):
         return "table: not a table id (1-32 letters, digits, '_' or '-')"
     if what == "availability":
@@ -40,8 +46,6 @@ def read_bridge_message(base: str, topic: str, payload: bytes) -> BridgeNews | s
         if text not in ("online", "offline"):
             return "availability: neither 'online' nor 'offline'"
         return BridgeNews(table, online=text == "online")
-    if what != "link":
-        return f"bridge/{what}: not read by the service"
     try:
         status = LinkStatus.model_validate_json(payload)
     except ValidationError as exc:

@@ -26,7 +26,7 @@ import aiomqtt
 import psycopg
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 
-from firmware_bridge.messages import Event
+from firmware_bridge.messages import Event, Topics, service_availability
 from firmware_bridge.stopping import cancel_and_wait, last_words, stopping
 from table_service.live.consumer import Consumer, Gap
 from table_service.live.order import SuspectBoot
@@ -169,6 +169,7 @@ class Service:
         self._bridges: dict[str, tuple[bool | None, dict[str, Any] | None]] = {}
         self._client: aiomqtt.Client | None = None
         self.base = settings.base_topic
+        self._table_topics: dict[str, Topics] = {}
         # The writer's own thread: reads of the API run in the default pool, never ahead
         # of a write in the queue of one shared pool.
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="mjtable-writer")
@@ -715,10 +716,10 @@ class Service:
         for record in done.records:
             if isinstance(record, HandRecord):
                 payload = {**record.model_dump(mode="json", by_alias=True), "revision": ruling_id}
-                self._publish(f"{self.base}/{table}/service/hand", json.dumps(payload), 1, False)
+                self._publish(self._topics(table).service("hand"), json.dumps(payload), 1, False)
         news = {"type": "ruling", "table": table, "ruling": ruling_id, "kind": body.get("kind"),
                 "effect": done.effect}  # fmt: skip
-        self._publish(f"{self.base}/{table}/service/ruling", json.dumps(news), 1, False)
+        self._publish(self._topics(table).service("ruling"), json.dumps(news), 1, False)
         self.hub.publish(table, news)
 
     # --- out: MQTT, the table, the WebSockets -------------------------------------------
@@ -728,14 +729,15 @@ class Service:
         (MQTT, WebSockets, the table's beeper) hears a void declaration only when the hand
         ends; the records and the referee's reads have it at once."""
         table = runner.table
+        topics = self._topics(table)
         hand_over = not in_play(runner.mirror.hand)
         for record in self.disclosure.public(table, records, hand_over):
             payload = record.model_dump_json(by_alias=True)
-            self._publish(f"{self.base}/{table}/service/{record.type}", payload, 1, False)
+            self._publish(topics.service(record.type), payload, 1, False)
             self.hub.publish(table, {"type": record.type, "table": table,
                                      "record": json.loads(payload)})  # fmt: skip
         state = runner.state()
-        self._publish(f"{self.base}/{table}/service/state", json.dumps(state), 1, True)
+        self._publish(topics.service_state, json.dumps(state), 1, True)
         self.hub.publish(table, {"type": "state", "table": table, "state": state})
         if not self.settings.drive_table:
             return
@@ -745,7 +747,14 @@ class Service:
         )
         runner.leds = modes
         for command in commands:
-            self._publish(f"{self.base}/{table}/set", json.dumps(command), 1, False)
+            self._publish(topics.set, json.dumps(command), 1, False)
+
+    def _topics(self, table: str) -> Topics:
+        """The table's topics (the one map the bridge builds its own from)."""
+        found = self._table_topics.get(table)
+        if found is None:
+            found = self._table_topics[table] = Topics(self.base, table)
+        return found
 
     def _publish(self, topic: str, payload: str, qos: int, retain: bool) -> None:
         if self._outbox.full():
@@ -766,14 +775,15 @@ class Service:
                 if said == "degraded":
                     log.warning("degraded: %s", "; ".join(health.reasons))
                 self._health_said = said
-                self._publish(f"{self.base}/service/availability", said, 1, True)
+                self._publish(service_availability(self.base), said, 1, True)
 
     async def _mqtt(self) -> None:
         """Publish the outbox; follow the bridges' availability; our own by Last Will, and
         `offline` said on a clean stop (a clean disconnect discards the Will)."""
         host, port, _tls = self.settings.broker
         user, secret = self.settings.credentials
-        availability = f"{self.base}/service/availability"
+        availability = service_availability(self.base)
+        every = Topics(self.base, "+")
         will = aiomqtt.Will(availability, "offline", qos=1, retain=True)
         while True:
             try:
@@ -784,8 +794,8 @@ class Service:
                     self._client = client
                     self._health_said = said = self._availability()
                     await client.publish(availability, said, qos=1, retain=True)
-                    await client.subscribe(f"{self.base}/+/bridge/availability", qos=1)
-                    await client.subscribe(f"{self.base}/+/bridge/link", qos=1)
+                    await client.subscribe(every.availability, qos=1)
+                    await client.subscribe(every.link, qos=1)
                     reader = asyncio.create_task(self._read_bridges(client))
                     try:
                         while True:
@@ -804,7 +814,8 @@ class Service:
                 await asyncio.sleep(1.0)
 
     async def _read_bridges(self, client: aiomqtt.Client) -> None:
-        watched = (f"{self.base}/+/bridge/availability", f"{self.base}/+/bridge/link")
+        every = Topics(self.base, "+")
+        watched = (every.availability, every.link)
         async for message in client.messages:
             if not any(message.topic.matches(topic) for topic in watched):
                 continue  # a broker may also send retained messages of other topics
