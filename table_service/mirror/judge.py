@@ -143,7 +143,14 @@ def verdict(claim: WinClaim, candidate: Hand | None, deal: Deal, profile: Profil
     if claim.codes or not valid:
         codes = list(claim.codes) + ([] if valid else ["false_win"])
         tai = result.tai if result is not None and valid else 0
-        outcome = HandOutcome("false_win", claim.seat, tai, deal.dealer, deal.streak, None, stakes)
+        outcome = HandOutcome(
+            kind="false_win",
+            winner=claim.seat,
+            tai=tai,
+            dealer=deal.dealer,
+            streak=deal.streak,
+            stakes=stakes,
+        )
         end: HandEndKind = "dealer_false_win" if dealer_party else "other_false_win"
         return Verdict("false_win", "false_win", tai, result, settle(outcome), tuple(codes), end)
     assert result is not None
@@ -154,13 +161,13 @@ def verdict(claim: WinClaim, candidate: Hand | None, deal: Deal, profile: Profil
         if claim.robbed_flower is not None and completed:
             kind = "seven_rob_one_self_draw"
     outcome = HandOutcome(
-        kind,  # type: ignore[arg-type]
-        claim.seat,
-        result.tai,
-        deal.dealer,
-        deal.streak,
-        claim.payer,
-        stakes,
+        kind=kind,  # type: ignore[arg-type]
+        winner=claim.seat,
+        tai=result.tai,
+        dealer=deal.dealer,
+        streak=deal.streak,
+        payer=claim.payer,
+        stakes=stakes,
     )
     return Verdict(
         "flower_win" if claim.flower_win else "win",

@@ -106,7 +106,12 @@ class TableMirror(DrawingMixin, ClaimsMixin, WinsMixin):
         on an earlier hand that changes the dealer changes the penalty with it."""
         deal = self.deal
         outcome = HandOutcome(
-            "penalty", seat, tai, deal.dealer, deal.streak, None, self.profile.stakes()
+            kind="penalty",
+            winner=seat,
+            tai=tai,
+            dealer=deal.dealer,
+            streak=deal.streak,
+            stakes=self.profile.stakes(),
         )
         return list(enumerate(net(settle(outcome))))
 

@@ -11,7 +11,7 @@ they are not whole items.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Final, NamedTuple
+from typing import Final, NamedTuple, TypedDict
 
 from table_service.rules.hand import Declaration, FlowerWin, Timing, WinKind
 from table_service.rules.shapes import SetShape
@@ -55,11 +55,27 @@ class Facts(NamedTuple):
     winning_tile: int
 
 
-# The reading-independent tail of Facts, in field order (suits … winning_tile).
-HandFacts = tuple[
-    int, bool, WinKind, int, bool, int, int, int, int, int, int, bool, bool,
-    Declaration | None, Timing | None, FlowerWin | None, int,
-]  # fmt: skip
+class HandFacts(TypedDict):
+    """The Facts every reading of a hand shares (suits … winning_tile), counted once a
+    hand and given to each reading's Facts by name."""
+
+    suits: int
+    has_honour: bool
+    win: WinKind
+    waits: int
+    single_tile_left: bool
+    flowers: int
+    seat_flowers: int
+    all_seat_flowers: int
+    flower_kongs: int
+    seat_wind: int
+    round_wind: int
+    replacement: bool
+    last_tile: bool
+    declared: Declaration | None
+    timing: Timing | None
+    flower_win: FlowerWin | None
+    winning_tile: int
 
 
 class Item(NamedTuple):

@@ -165,9 +165,16 @@ def _best_reading(hand: Hand, profile: Profile, flowers: frozenset[int]) -> Scor
                 if not (open_triplet and kind == w):
                     concealed += 1
         facts = Facts(
-            sequences, tuple(triplets), concealed, exposed, melded, pair, is_lik_gu_reading,
-            sets, *hand_facts,
-        )  # fmt: skip
+            sequences=sequences,
+            triplets=tuple(triplets),
+            concealed_triplets=concealed,
+            exposed=exposed,
+            melded=melded,
+            pair=pair,
+            lik_gu=is_lik_gu_reading,
+            sets=sets,
+            **hand_facts,
+        )
         items = assemble(facts, profile)
         total = sum(i.tai for i in items)
         if best is None or total > best[0]:
@@ -207,7 +214,7 @@ def _meld_summary(hand: Hand) -> tuple[int, list[int], int, int, int]:
 
 
 def _hand_facts(hand: Hand, flowers: frozenset[int], waits: int) -> HandFacts:
-    """The Facts fields every reading shares, in their declared order."""
+    """The Facts fields every reading shares, by name."""
     kinds = _all_kinds(hand)
     suits = len({k // 9 for k in kinds if k < FIRST_HONOUR})
     has_honour = any(k >= FIRST_HONOUR for k in kinds)
@@ -216,12 +223,25 @@ def _hand_facts(hand: Hand, flowers: frozenset[int], waits: int) -> HandFacts:
     own = [f for f in flowers if flower_position(f) == position]
     seat_flowers = sum(1 for f in own if flower_colour(f) not in complete)
     assert hand.winning_tile is not None
-    return (
-        suits, has_honour, hand.win, waits, len(hand.concealed) == 1, len(flowers), seat_flowers,
-        len(own), len(complete), EAST + hand.seat_wind, EAST + hand.round_wind,
-        hand.replacement, hand.last_tile, hand.declared, hand.timing, hand.flower_win,
-        hand.winning_tile,
-    )  # fmt: skip
+    return HandFacts(
+        suits=suits,
+        has_honour=has_honour,
+        win=hand.win,
+        waits=waits,
+        single_tile_left=len(hand.concealed) == 1,
+        flowers=len(flowers),
+        seat_flowers=seat_flowers,
+        all_seat_flowers=len(own),
+        flower_kongs=len(complete),
+        seat_wind=EAST + hand.seat_wind,
+        round_wind=EAST + hand.round_wind,
+        replacement=hand.replacement,
+        last_tile=hand.last_tile,
+        declared=hand.declared,
+        timing=hand.timing,
+        flower_win=hand.flower_win,
+        winning_tile=hand.winning_tile,
+    )
 
 
 def _all_kinds(hand: Hand) -> set[int]:

@@ -53,7 +53,7 @@ class Stakes:
     seven_rob_one_tai: int = SEVEN_ROB_ONE_TAI  # 七搶一, inside a seven_rob_one_self_draw
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class HandOutcome:
     """One hand's result in the table's context. Seats 0–3 in turn order."""
 

@@ -176,7 +176,12 @@ def test_boundary_values_are_accepted(request_: dict[str, Any], paid: dict[Any, 
 
 
 def test_outcome_payer_defaults_to_none() -> None:
-    """`HandOutcome` is public (the service and the judge build it): no payer means None."""
-    outcome = HandOutcome("false_win", 2, 3, 0)
+    """`HandOutcome` is public (the service and the judge build it, by name): no payer
+    means None, no streak 0, no stakes the default's."""
+    outcome = HandOutcome(kind="false_win", winner=2, tai=3, dealer=0)
     assert outcome.payer is None
-    assert outcome == HandOutcome("false_win", 2, 3, 0, 0, None, Stakes())
+    assert outcome == HandOutcome(
+        kind="false_win", winner=2, tai=3, dealer=0, streak=0, payer=None, stakes=Stakes()
+    )
+    with pytest.raises(TypeError):
+        HandOutcome("false_win", 2, 3, 0)  # type: ignore[misc]

@@ -180,7 +180,9 @@ class TestStakes:
         from table_service.rules import HandOutcome, settle
 
         profile = Profile(base=50, per_tai=10, tai={"dealer": 2, "streak": 1})
-        outcome = HandOutcome("discard", 1, 3, 1, 2, 0, profile.stakes())
+        outcome = HandOutcome(
+            kind="discard", winner=1, tai=3, dealer=1, streak=2, payer=0, stakes=profile.stakes()
+        )
         (payment,) = settle(outcome)
         assert (payment.dealer_tai, payment.amount) == (4, 50 + (3 + 4) * 10)
 

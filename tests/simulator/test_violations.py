@@ -393,7 +393,13 @@ def test_false_wins_settle_zero_sum_and_the_next_deal_follows() -> None:
         assert result.winner is not None and result.tai is not None
         deal = result.deal
         stakes = Stakes()
-        outcome = HandOutcome("false_win", result.winner, result.tai, deal.dealer, deal.streak)
+        outcome = HandOutcome(
+            kind="false_win",
+            winner=result.winner,
+            tai=result.tai,
+            dealer=deal.dealer,
+            streak=deal.streak,
+        )
         assert result.payments == settle(outcome) and result.net == net(result.payments)
         assert sum(result.net) == 0 and result.net[result.winner] < 0
         assert all(
