@@ -178,7 +178,7 @@ async def test_the_table_service_stores_every_hand_as_played(
             hil_broker, Path(tmp), seed=9, name="hilsvc", violations=Violations(0.03)
         ) as lp:
             with scratch_schema(url, lp.base.replace("-", "_")) as db_url:
-                async with ServiceEnd(hil_broker, lp.base, db_url, {lp.name: lp.results}) as svc:
+                async with ServiceEnd(hil_broker, lp.base, db_url) as svc:
                     for _ in range(4):
                         await lp.play_hand()
                     assert lp.sim is not None
@@ -186,7 +186,7 @@ async def test_the_table_service_stores_every_hand_as_played(
                     assert await svc.drained({lp.name: (last[0], len(last[1]))}, 60)
                     lp.judged()
                     assert lp.sim is not None
-                    stored = svc.compare({lp.name: (lp.results, breaches(lp.sim))}, lp.far)
+                    stored = svc.compare({lp.name: (lp.results, breaches(lp.sim))})
                     assert stored.events_stored == lp.sim.sent.count
                     assert (stored.service_mismatches, stored.ledger_mismatches) == (0, 0), (
                         stored.notes

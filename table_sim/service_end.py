@@ -22,7 +22,7 @@ from table_service.service.live import Service
 from table_service.service.settings import ServeSettings
 from table_service.store import HandRow, Store
 from table_sim.hand import HandResult
-from table_sim.truth import Breach, FarEnd, Tally, deal_correction, expected_result
+from table_sim.truth import Breach, Tally, expected_result
 
 
 @dataclass
@@ -34,7 +34,7 @@ class StoredTally:
     events_stored: int = 0
     service_mismatches: int = 0
     ledger_mismatches: int = 0
-    rulings: int = 0  # the referee's tile rulings entered (soak --referee tiles)
+    rulings: int = 0  # the referee's tile rulings entered (one per misread draw)
     tally: Tally = field(default_factory=Tally)
     notes: list[str] = field(default_factory=list)
 
@@ -100,25 +100,15 @@ def scratch_schema(url: str, name: str) -> Iterator[str]:
 
 
 class ServiceEnd:
-    """Run a `Service` for the loop's tables; the soak's referee corrects misread deals."""
+    """Run a `Service` for the loop's tables, and be its referee through its public face
+    (`rule`, as the API does): the records it holds are then compared with the truth."""
 
-    def __init__(
-        self,
-        mqtt_url: str,
-        base: str,
-        db_url: str,
-        results: dict[str, list[HandResult]],
-        referee: str = "deal",
-    ) -> None:
+    def __init__(self, mqtt_url: str, base: str, db_url: str) -> None:
         self.settings = ServeSettings(
             mqtt=mqtt_url, db=db_url, base_topic=base, client_id=f"{base}-svc", gap_timeout=30.0
         )
-        self.results = results
         self.store = Store(db_url)
         self.service = Service(self.settings, self.store)
-        self.tiles = referee == "tiles"
-        if not self.tiles:
-            self.service.referee = self._referee
         self.rulings = 0
         self._task: asyncio.Task[None] | None = None
 
@@ -128,10 +118,6 @@ class ServiceEnd:
             for body in bodies:
                 await self.service.correct(table, dict(body))
                 self.rulings += 1
-
-    def _referee(self, table: str, judged: int) -> dict[str, Any] | None:
-        played = self.results.get(table, [])
-        return deal_correction(played[judged - 1]) if 0 < judged <= len(played) else None
 
     async def __aenter__(self) -> ServiceEnd:
         self._task = asyncio.create_task(self.service.run())
@@ -149,38 +135,29 @@ class ServiceEnd:
         """Until the service has stored each table's last event (False on timeout)."""
         return await stored_up_to(self.store, last, timeout)
 
-    def compare(
-        self, truths: dict[str, tuple[list[HandResult], list[Breach]]], far: FarEnd
-    ) -> StoredTally:
-        """Each table's stored hands in order against the truth (a misread hand is skipped,
-        as at the mirror), its ledger against the truth's money, its violations against the
-        breaches injected."""
+    def compare(self, truths: dict[str, tuple[list[HandResult], list[Breach]]]) -> StoredTally:
+        """Each table's stored hands in order against the truth (every misread put right
+        first by the referee's tile rulings, `rule`, so every hand must be the truth), its
+        ledger against the truth's money, its violations against the breaches injected."""
         backend = self.store.engine.url.get_backend_name()
         out = StoredTally(db=backend, rulings=self.rulings)
         for table, (results, breaches) in truths.items():
             rows = stored_hands(self.store, table)
             out.hands_stored += len(rows)
             out.events_stored += sum(1 for e in self.store.entries(table) if e.kind == "event")
-            problems = stored_mismatches(rows, results, ruled=self.tiles)
+            problems = stored_mismatches(rows, results, ruled=True)
             out.service_mismatches += len(problems)
             out.notes += [f"{table} {p}" for p in problems]
-            skipped: set[tuple[int, int]] = set()  # the events of misread hands
-            judged = far.judged.get(table, [])
-            for n, truth in enumerate(results):
-                if truth.injected and n < len(judged) and not self.tiles:
-                    skipped |= judged[n].keys
             session = self.store.open_session(table)
-            if session is not None and (self.tiles or not any(r.injected for r in results)):
+            if session is not None:
                 totals = {s.seat: s.total for s in self.store.standings(session.id)}
                 played = results[: len(rows)]
                 want_totals = {s: sum(r.net[s] for r in played) for s in range(4)}
                 if totals != want_totals:
                     out.ledger_mismatches += 1
                     out.notes.append(f"{table}: ledger {totals}, truth {want_totals}")
-            flagged = [v for v in self.store.violations(table, None, None)
-                       if (v.boot_id, v.seq) not in skipped]  # fmt: skip
-            wanted = [b for b in breaches if (b[0], b[1]) not in skipped]
-            out.tally.add_violations(wanted, flagged, f"{table} (stored)")  # type: ignore[arg-type]
+            flagged = self.store.violations(table, None, None)
+            out.tally.add_violations(breaches, flagged, f"{table} (stored)")  # type: ignore[arg-type]
         out.notes += out.tally.notes
         return out
 

@@ -60,10 +60,6 @@ class SoakConfig:
     violations: Any = 0.0  # simulator.violations.Violations (a bare rate: every code on)
     service: bool = True  # the real table service at the far end too, its records compared
     db: str | None = None  # its database: SQLite in the workdir unless a URL is given
-    # how the service's referee puts a misread right: `deal` (the next deal, the misread
-    # hand left as the sensors saw it) or `tiles` (a tile ruling on each misread draw, so
-    # the records are the truth, the misread hands included)
-    referee: str = "deal"
 
 
 def boot_id_for(seed: int, table: int) -> int:
@@ -104,9 +100,7 @@ async def run_soak(cfg: SoakConfig) -> dict[str, Any]:
     if cfg.service:
         db_url = cfg.db or f"sqlite:///{cfg.workdir / 'service.db'}"
         db_url = ends.enter_context(scratch_schema(db_url, base.replace("-", "_")))
-        service = await ends.enter_async_context(
-            ServiceEnd(url, base, db_url, results, referee=cfg.referee)
-        )
+        service = await ends.enter_async_context(ServiceEnd(url, base, db_url))
     tables: list[tuple[str, SimulatedTable, Bridge]] = []
     started = time.monotonic()
     restarts = 0
@@ -169,9 +163,9 @@ async def run_soak(cfg: SoakConfig) -> dict[str, Any]:
         far.finish()
         if service is not None:
             truths = {name: (table.results, breaches(table)) for name, table, _ in tables}
-            if cfg.referee == "tiles":  # the referee's word on each misread the truth knows
-                await service.rule({name: misread_rulings(t) for name, t, _ in tables})
-            stored = await asyncio.to_thread(service.compare, truths, far)
+            # the referee's word on each misread the truth knows, through the public face
+            await service.rule({name: misread_rulings(t) for name, t, _ in tables})
+            stored = await asyncio.to_thread(service.compare, truths)
             notes += stored.notes[:20]
         return _summary(
             cfg,

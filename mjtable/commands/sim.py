@@ -77,14 +77,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="soak: the table service's database (default SQLite in the workdir)",
     )
     p.add_argument(
-        "--referee",
-        choices=("deal", "tiles"),
-        default="deal",
-        help="soak: how the service's referee puts a misread draw right: deal (the next "
-        "deal; the misread hand stays as read) or tiles (a tile ruling on the draw: every "
-        "record, the misread hands included, must then be the truth)",
-    )
-    p.add_argument(
         "--no-service",
         dest="service",
         action="store_false",
@@ -119,7 +111,7 @@ async def _soak(args: argparse.Namespace, faults: Faults, violations: Violations
         config = SoakConfig(
             hands=hands, workdir=workdir, tables=args.tables, faults=faults, seed=args.seed,
             mqtt=args.mqtt, speed=args.speed or 0.0, violations=violations,
-            service=args.service, db=args.db, referee=args.referee,
+            service=args.service, db=args.db,
         )  # fmt: skip
         summary = await run_soak(config)
     print(json.dumps(summary, ensure_ascii=False), flush=True)

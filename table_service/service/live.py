@@ -182,9 +182,6 @@ class Service:
         self._health_said: str | None = None
         self.disclosure = Disclosure()
         self._epochs: dict[str, int] = {}  # per table, how often its stream was followed anew
-        # A referee's rule (the soak's): corrections to enter before a table's next shuffle,
-        # given the hands judged in its session. None: corrections come from the API alone.
-        self.referee: Callable[[str, int], dict[str, Any] | None] | None = None
 
     # --- the public face: what the API calls ----------------------------------------
 
@@ -464,13 +461,6 @@ class Service:
         applied = Applied("event", work.event, None, records, runner.session_id)
         pending.setdefault(work.table, []).append((applied, work))
         runner.follow_session()  # the shuffle closing a hand is still the hand's session's
-        if self.referee is not None and work.event.body.kind == "shuffle_started":
-            # asked once the shuffle has closed the hand before it (a 荒局, an unjudged
-            # hand), entered at the new hand's start, before any tile moves, as a referee would
-            correction = self.referee(work.table, runner.mirror.hands)
-            if correction is not None:
-                await self._flush(pending)
-                await self._service_entry(_Work(work.table, "correction", body=correction))
 
     async def _adopt(self, table: str, pending: dict[str, list[tuple[Applied, _Work]]]) -> bool:
         """Own a table heard of now; True when its event at hand may be applied at once.
