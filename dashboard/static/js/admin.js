@@ -1,3 +1,4 @@
+// @ts-check
 // admin.html: the admin's session form. A token (kept in sessionStorage, this tab only,
 // like the referee's), the tables the service follows (their live state over /api/ws),
 // and for the table chosen: the session it plays (a link to it) or none, a form to start
@@ -402,7 +403,8 @@ function renderForm() {
   // What was typed stays (a redraw is for the language, the table, the token).
   const old = root.querySelector("form");
   const typed = old ? new Map([...old.elements].filter((e) => e.name).map((e) => [e.name, e.type === "checkbox" ? e.checked : e.value])) : new Map();
-  const focused = document.activeElement?.form === old ? document.activeElement?.name : null;
+  const active = /** @type {HTMLInputElement | null} */ (document.activeElement);
+  const focused = active?.form === old ? active?.name : null;
   $("#form-title").textContent = chosen ? t("adm.start.at", { t: chosen }) : t("adm.start");
   if (!chosen) {
     fill(root);

@@ -1,3 +1,4 @@
+// @ts-check
 // 語音報分: a screen may call each hand's result aloud in Mandarin, as the caller at a
 // table would (the winner, 自摸 or who let the tile go, the 台 and what they are), through
 // the browser's own speech synthesis. Off until a person turns it on; the screen remembers.

@@ -1,3 +1,4 @@
+// @ts-check
 // The service's API: JSON over fetch, and live WebSockets that reconnect by themselves.
 
 export class ApiError extends Error {
@@ -8,6 +9,11 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * @param {string} method
+ * @param {string} url
+ * @param {{token?: string | null, body?: unknown}} [options]
+ */
 async function request(method, url, { token, body } = {}) {
   const headers = { Accept: "application/json" };
   if (token) headers.Authorization = `Bearer ${token}`;
@@ -112,6 +118,10 @@ export const BACKOFF_MAX = 10_000; // ms
  * treat its data as stale whenever the status is not "live".
  */
 export class LiveSocket {
+  /**
+   * @param {string} path
+   * @param {{onMessage?: (data: any) => void, onStatus?: (status: string, info?: any) => void, onOpen?: () => void}} [handlers]
+   */
   constructor(path, { onMessage, onStatus, onOpen } = {}) {
     this.path = path;
     this.onMessage = onMessage ?? (() => {});

@@ -1,3 +1,4 @@
+// @ts-check
 // What the scoreboard announces: a hand's result (winner, the hand laid down and its winning
 // tile, the 台 breakdown with the dealer 台 apart, the settlement), a 荒局, a 詐胡, a
 // violation and a fault. They stand in the page's rail, beside the board, never over a seat:

@@ -1,3 +1,4 @@
+// @ts-check
 // The table as the players sit: seat 0 at the bottom, then counter-clockwise (seat s+1 is
 // the 下家 of seat s): right, top, left. Each seat: wind, name, running score, the dealer's
 // 連N拉N badge, status, melds (an 暗槓 face down), concealed tiles as backs (never their
@@ -154,7 +155,7 @@ function dieView(n) {
   svg.setAttribute("role", "img");
   svg.setAttribute("aria-label", String(n));
   const box = document.createElementNS(NS, "rect");
-  for (const [k, v] of Object.entries({ x: 2, y: 2, width: 36, height: 36, rx: 8, fill: "#fbf7ea" })) box.setAttribute(k, v);
+  for (const [k, v] of Object.entries({ x: 2, y: 2, width: 36, height: 36, rx: 8, fill: "#fbf7ea" })) box.setAttribute(k, String(v));
   svg.append(box);
   for (const [x, y] of spots) {
     const c = document.createElementNS(NS, "circle");

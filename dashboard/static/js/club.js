@@ -1,3 +1,4 @@
+// @ts-check
 // index.html: every table at a glance (50 on one screen), live over /api/ws.
 
 import { getAll, getJSON, LiveSocket } from "./api.js";

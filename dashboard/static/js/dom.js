@@ -1,3 +1,4 @@
+// @ts-check
 // Building the page without HTML strings: every text from the API goes in as a text node
 // (textContent), so a name like `<img src=x onerror=…>` is shown as those characters.
 // No innerHTML, no inline styles or handlers (the service's CSP forbids them anyway).

@@ -1,3 +1,4 @@
+// @ts-check
 // A player's figures (GET /api/players/{id}/stats, /api/leaderboard): their names and how
 // each is written, shared by the players' page and a player's page.
 

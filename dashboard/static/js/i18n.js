@@ -1,3 +1,4 @@
+// @ts-check
 // Every string of the dashboard's own, Traditional Chinese (default) and English, in one
 // table. The rules' words (violation and fault codes, 台 items, claims) are not here: they
 // come from the service's rulebook (vocabulary.js).

@@ -1,3 +1,4 @@
+// @ts-check
 // player.html?id=<id>: one player's figures (phone first), over all time, a month or a
 // day: the records' own (GET /api/players/{id}/stats), so a referee's ruling moves them.
 // The violations by code and the 台 items won most often are named from the vocabulary.
@@ -98,7 +99,7 @@ const AXIS = {
 function drawChart(where, label, ys, value, points) {
   charts.get(where)?.destroy();
   charts.delete(where);
-  const uPlot = window.uPlot;
+  const uPlot = /** @type {any} */ (window).uPlot; // vendored, a plain script
   const container = $(`#${where}`);
   if (!uPlot || !hands.length) {
     fill(container, hands.length ? null : h("p", { class: "muted" }, t("pl.no_hands")));

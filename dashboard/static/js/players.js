@@ -1,3 +1,4 @@
+// @ts-check
 // players.html: the club's leaderboard (a figure over a span, with a minimum of hands)
 // and the list of players, each a link to their page. Public reads, no token.
 
@@ -61,8 +62,8 @@ function renderForm() {
 function render() {
   document.title = `${t("pl.title")} · ${t("app.name")}`;
   renderForm();
-  for (const option of document.querySelectorAll("[data-fig]")) option.textContent = figureName(option.dataset.fig);
-  for (const option of document.querySelectorAll("[data-span]")) option.textContent = t(`pl.span.${option.dataset.span}`);
+  for (const option of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll("[data-fig]"))) option.textContent = figureName(option.dataset.fig);
+  for (const option of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll("[data-span]"))) option.textContent = t(`pl.span.${option.dataset.span}`);
   if (failed) {
     fill($("#board"), h("p", { class: "muted" }, t("pl.unreachable")));
     return;

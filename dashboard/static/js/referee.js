@@ -1,3 +1,4 @@
+// @ts-check
 // referee.html: the referee's desk. A token (kept in sessionStorage, this tab only), the
 // violations (open and decided, each with its ruling), corrections (the next deal, a
 // penalty, a note), and the recent rulings and sensor faults. The page reloads on the
@@ -405,7 +406,7 @@ function matches(key) {
 }
 
 function typingIn(el) {
-  const active = document.activeElement;
+  const active = /** @type {HTMLInputElement | null} */ (document.activeElement);
   return Boolean(active && el.contains(active) && (active.tagName === "TEXTAREA" || (active.tagName === "INPUT" && active.type === "text")));
 }
 
@@ -655,7 +656,7 @@ function renderCorrection() {
   const root = $("#correction");
   // What was typed or chosen stays (a redraw is for the language, the table, the kind).
   const typed = new Map([...root.querySelectorAll("form [name]")].map((el) => [el.name, el.value]));
-  const focused = document.activeElement?.name;
+  const focused = /** @type {HTMLInputElement | null} */ (document.activeElement)?.name;
   const names = tables.map((s) => s.table);
   const current = root.querySelector("select[name=table]")?.value ?? names[0] ?? "";
   const tableSelect = h("select", { name: "table", required: true, on: { change: () => renderCorrection() } },

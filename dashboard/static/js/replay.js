@@ -1,3 +1,4 @@
+// @ts-check
 // A finished hand, step by step: the table's log entries of that hand (GET
 // /api/hands/{id}/events: {log_id, kind, boot_id, seq, ts, body} each) folded into one
 // picture per step, in the shape renderBoard() draws. The hand is over, so each seat's

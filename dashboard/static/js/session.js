@@ -1,3 +1,4 @@
+// @ts-check
 // session.html?id=<id>: standings, each hand with its payments, the running score chart
 // (uPlot, vendored), and a finished hand stepped through event by event (GET
 // /api/hands/{id}/events; a service without that route answers 404 and the stepper is
@@ -116,7 +117,7 @@ function drawChart(container, series, session) {
     chart.destroy();
     chart = null;
   }
-  const uPlot = window.uPlot;
+  const uPlot = /** @type {any} */ (window).uPlot; // vendored, a plain script
   if (!uPlot) return;
   const width = Math.max(280, container.clientWidth);
   const opts = {
@@ -284,7 +285,7 @@ function render() {
   document.title = `${t("session.title", { id })} · ${t("app.name")}`;
   fill($("#title"), t("session.title", { id }));
   const info = $("#info");
-  const sections = document.querySelectorAll(".doc-section");
+  const sections = /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll(".doc-section"));
   if (failure) {
     const message = failure.status === 404 ? t("session.not_found", { id }) : t("load.error", { error: failure.message });
     fill(info, h("p", { class: "notice-inline" }, message));
@@ -330,7 +331,7 @@ function renderHands() {
 async function renderList() {
   document.title = `${t("session.list")} · ${t("app.name")}`;
   fill($("#title"), t("session.list"));
-  for (const el of document.querySelectorAll(".doc-section")) el.hidden = true;
+  for (const el of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll(".doc-section"))) el.hidden = true;
   let sessions;
   try {
     sessions = await getAll("/api/sessions");

@@ -1,3 +1,4 @@
+// @ts-check
 // sit.html?table=<t>&seat=<n>&code=<c>: a player's phone, opened from the QR code the
 // table's page shows for a seat before the session's first shuffle. The player finds
 // their name in the club's list (or types a guest's name) and takes the seat; the code is

@@ -1,3 +1,4 @@
+// @ts-check
 // table.html?t=<table>: one table's scoreboard, live over /api/tables/{t}/ws.
 
 import { announce, setupSpeakButton } from "./announce.js";

@@ -1,3 +1,4 @@
+// @ts-check
 // Tiles drawn as tiles: inline SVG for every code of taiwan16.md §1 (1m–9m, 1p–9p, 1s–9s,
 // E S W N, C F P, h1–h8) and a back. Built with DOM calls only (no markup strings), once
 // per code, then cloned. The characters use the vendored Noto Sans TC (its UI cut first,

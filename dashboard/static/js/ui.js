@@ -1,3 +1,4 @@
+// @ts-check
 // What every page shares: static text by `data-i18n` keys, the language toggle, the
 // connection pill, and the "not live" state of a page whose socket is down.
 
@@ -7,9 +8,9 @@ import { whenVocabulary } from "./vocabulary.js";
 
 /** Fill every element with `data-i18n="key"` (and `data-i18n-placeholder`, `-title`). */
 export function translateStatic(root = document) {
-  for (const el of root.querySelectorAll("[data-i18n]")) el.textContent = t(el.dataset.i18n);
-  for (const el of root.querySelectorAll("[data-i18n-placeholder]")) el.placeholder = t(el.dataset.i18nPlaceholder);
-  for (const el of root.querySelectorAll("[data-i18n-title]")) el.title = t(el.dataset.i18nTitle);
+  for (const el of root.querySelectorAll("[data-i18n]")) el.textContent = t(/** @type {HTMLElement} */ (el).dataset.i18n);
+  for (const el of /** @type {NodeListOf<HTMLInputElement>} */ (root.querySelectorAll("[data-i18n-placeholder]"))) el.placeholder = t(el.dataset.i18nPlaceholder);
+  for (const el of /** @type {NodeListOf<HTMLElement>} */ (root.querySelectorAll("[data-i18n-title]"))) el.title = t(el.dataset.i18nTitle);
 }
 
 /**

@@ -1,3 +1,4 @@
+// @ts-check
 // The rules' words, as the service's rulebook has them (GET /api/vocabulary, from
 // table_service/rules/rulebook.py and the 台 table): each violation and fault code's name
 // and meaning, each 台 item's name, the claims' names, in Chinese and English. The
