@@ -651,6 +651,23 @@ def test_flower_discarded() -> None:
     assert t.violations() == [(t.seq, 1, "flower_discarded")]
 
 
+def test_flower_discarded_with_another_flower_kept_is_that_code_alone() -> None:
+    """The dealer, dealt h1 and h2, reveals neither and makes h1 its first discard: a
+    flower discarded is `flower_discarded` (§3's table: this code, not replacement_order),
+    whatever else the hand holds. The h2 it still keeps is a flower not replaced before a
+    discard (replacement_order) at its next discard of a tile."""
+    t = Script(quiet({0: "P P P P 5m 5m 5m 5m 5p 5p 5p 5p 5s 5s h1 h2 2m"}))
+    t.discard(0, "h1")
+    first = t.seq
+    assert t.violations() == [(first, 0, "flower_discarded")]
+    t.cycle(1)
+    t.cycle(2)
+    t.cycle(3)
+    t.draw(0)
+    t.discard(0, "2m")
+    assert t.violations() == [(first, 0, "flower_discarded"), (t.seq, 0, "replacement_order")]
+
+
 def test_flower_discarded_twin() -> None:
     t = started()
     t.draw(1, "h3")
