@@ -12,9 +12,11 @@ import os
 import pytest
 from hypothesis import HealthCheck, settings
 
-from tests.brokers import clear_new_retained, remember_retained
+from tests.kit_brokers import clear_new_retained, remember_retained
 
-pytest_plugins = ["hil_tests.plugin"]
+# Fixtures every test folder shares, registered once: the HIL plugin, the brokers
+# (`mqtt_url`, `owned_broker`) and the databases (`store_url`, `pg_admin`).
+pytest_plugins = ["hil_tests.plugin", "tests.kit_brokers", "tests.kit_databases"]
 
 # Winning hands are large by nature (17 tiles and their flags): the smallest
 # example is necessarily big, which is not a sign of a bad strategy here.

@@ -12,7 +12,7 @@ reuses: the RSS and CPU readers, the stored-event counter, the load child's prot
 - the service: `python -m mjtable serve` in a process of its own (SQLite in a temporary
   folder by default, or a scratch PostgreSQL schema), its own base topic;
 - the publishers: N tables in ONE child process, each a `FloodBridge`, the service tests'
-  `FakeBridge` (tests/service/fakebridge.py: QoS 1 on `<base>/<table>/event`, keeps what
+  `FakeBridge` (tests.service.kit_fakebridge.py: QoS 1 on `<base>/<table>/event`, keeps what
   it published) with its replays coalesced as a real bridge's outbox does (a request
   behind the one being served moves it back, one ahead of it is already covered), so a
   paused service's "send me what you kept" is answered once, not once per request.
@@ -79,7 +79,7 @@ import aiomqtt  # noqa: E402
 from firmware_bridge.messages import Event, ReplayRequest  # noqa: E402
 from mjtable.commands.bench import load_bench  # noqa: E402
 from table_sim.broker import free_port  # noqa: E402
-from tests.service.fakebridge import FakeBridge  # noqa: E402
+from tests.service.kit_fakebridge import FakeBridge  # noqa: E402
 
 svc = sys.modules.get("mjtable_bench_service") or load_bench("service")  # bench/service.py
 

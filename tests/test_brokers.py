@@ -11,7 +11,7 @@ import aiomqtt
 import pytest
 
 from table_sim.broker import OwnedBroker
-from tests.brokers import clear_what_was_retained_since, retained_topics
+from tests.kit_brokers import clear_what_was_retained_since, retained_topics
 
 
 @pytest.fixture

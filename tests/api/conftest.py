@@ -10,10 +10,8 @@ import pytest
 
 from table_sim.recording import RecordedHand
 from tests.api.kit import Api, game_of, running_api
-from tests.brokers import mqtt_url
-from tests.store.conftest import pg_admin, store_url
 
-__all__ = ["api", "game", "mqtt_url", "pg_admin", "store_url"]
+__all__ = ["api", "game"]
 
 
 @pytest.fixture(scope="session")

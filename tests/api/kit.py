@@ -27,7 +27,7 @@ from table_sim.broker import free_port
 from table_sim.faults import TableFaults
 from table_sim.recording import RecordedHand, record_game
 from table_sim.violations import Violations
-from tests.service.fakebridge import FakeBridge, retable
+from tests.service.kit_fakebridge import FakeBridge, retable
 
 BASE_URL = "http://testserver"
 

@@ -137,7 +137,7 @@ async def test_schemathesis_with_every_check_and_its_stateful_phase_finds_nothin
     app = create_app(api.service, api.store, static=STATIC, auth_free=10**9)
     env = {
         **os.environ,
-        "SCHEMATHESIS_HOOKS": "tests.api.schemathesis_auth",
+        "SCHEMATHESIS_HOOKS": "tests.api.kit_schemathesis",
         "MJTABLE_SCHEMA_STORE": store_url,
         "MJTABLE_SCHEMA_TOKEN": api.admin,
         "PYTHONPATH": str(Path(__file__).parents[2]),

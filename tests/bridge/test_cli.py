@@ -16,7 +16,7 @@ from firmware_bridge.settings import BridgeSettings, load_settings
 from mjtable.cli import build_parser, main
 from table_sim.controller import PtyController
 
-from .mqttkit import Recorder, new_table
+from .kit_mqtt import Recorder, new_table
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -103,7 +103,7 @@ async def test_socket_url_port(tmp_path: Path) -> None:
 
     from firmware_bridge.protocol.device_session import DeviceSession
 
-    from .linkkit import LinkRig
+    from .kit_link import LinkRig
 
     session = DeviceSession(0x50C, now=time.monotonic())
 

@@ -19,7 +19,7 @@ from firmware_bridge.protocol import (
     to_frame,
 )
 
-from .strategies import messages, seqs
+from .kit_strategies import messages, seqs
 
 # derandomize: the same examples every run, so a pass is a pass (no flaky CI).
 FUZZ = settings(derandomize=True, max_examples=300, deadline=None)

@@ -11,8 +11,8 @@ from firmware_bridge.protocol import catalogue as c
 from firmware_bridge.protocol.catalogue import to_frame
 from firmware_bridge.protocol.frame import Frame, encode_frame
 
-from .linkkit import numbered, rig
-from .mqttkit import Recorder, new_table, running_bridge, running_device
+from .kit_link import numbered, rig
+from .kit_mqtt import Recorder, new_table, running_bridge, running_device
 
 
 async def wait(check: object, timeout: float = 10.0) -> None:

@@ -26,8 +26,8 @@ from mjtable.cli import main
 from table_sim.broker import free_port, wait_listening
 from table_sim.controller import PtyController
 
-from .linkkit import LinkRig, numbered
-from .mqttkit import Recorder, new_table, running_bridge, running_device
+from .kit_link import LinkRig, numbered
+from .kit_mqtt import Recorder, new_table, running_bridge, running_device
 
 VALID = {"command": "request_state"}
 

@@ -11,7 +11,7 @@ from firmware_bridge.protocol import catalogue as c
 from firmware_bridge.protocol.arq import Timing
 from firmware_bridge.protocol.catalogue import plain
 
-from .linkkit import SAMPLE_BODIES, numbered, numbered_bodies, rig, sample_events
+from .kit_link import SAMPLE_BODIES, numbered, numbered_bodies, rig, sample_events
 
 
 def bodies(events: list) -> list[dict]:
@@ -145,7 +145,7 @@ async def test_protocol_version_mismatch_is_refused(tmp_path: Path) -> None:
     port = tmp_path / "ttyTABLE"
     from table_sim.controller import PtyController
 
-    from .linkkit import LinkRig
+    from .kit_link import LinkRig
 
     device = PtyController(port, 0x77, protocol_version=2)
     await device.start()

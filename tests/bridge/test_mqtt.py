@@ -11,10 +11,10 @@ from pathlib import Path
 from firmware_bridge.messages import CountersPayload, LinkStatus
 from firmware_bridge.protocol import Frame, encode_frame
 from firmware_bridge.protocol import catalogue as c
-from tests.brokers import OwnedBroker, free_port
+from tests.kit_brokers import OwnedBroker, free_port
 
-from .linkkit import SAMPLE_BODIES, numbered, numbered_bodies, sample_events
-from .mqttkit import Recorder, new_table, running_bridge, running_device
+from .kit_link import SAMPLE_BODIES, numbered, numbered_bodies, sample_events
+from .kit_mqtt import Recorder, new_table, running_bridge, running_device
 
 
 def link_state(rec: Recorder) -> str | None:

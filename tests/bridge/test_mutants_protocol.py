@@ -30,7 +30,7 @@ from firmware_bridge.protocol.frame import (
     split_frames,
 )
 
-from .wirekit import DEVICE, HOST, Pair
+from .kit_wire import DEVICE, HOST, Pair
 
 
 def body(ftype: int, seq: int = 0, ack: int = 0, payload: bytes = b"", version: int = 1) -> bytes:
@@ -538,7 +538,7 @@ def test_a_new_welcome_releases_to_its_ack_and_resends_the_rest_at_once() -> Non
     assert [s for s, _ in device.sender.outstanding] == [3]
 
 
-# --- the host end through the shared session (wirekit: both ends on a fake clock) ------
+# --- the host end through the shared session (kit_wire: both ends on a fake clock) ------
 
 
 def test_a_nak_across_the_wrap_resolves_exactly_the_commands_before_it() -> None:

@@ -11,7 +11,7 @@ from firmware_bridge.protocol.catalogue import RefusalReason, to_frame
 from firmware_bridge.protocol.device_session import DeviceSession
 from firmware_bridge.protocol.frame import Frame, FrameDecoder, encode_frame
 
-from .wirekit import DEVICE, HOST, Pair, gaps_ms
+from .kit_wire import DEVICE, HOST, Pair, gaps_ms
 
 
 def frames(data: bytes) -> list[Frame]:

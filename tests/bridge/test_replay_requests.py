@@ -8,8 +8,8 @@ from typing import Any
 
 from firmware_bridge.mqtt import REPLAY_BURST, REPLAY_RATE
 
-from .linkkit import numbered
-from .mqttkit import Recorder, new_table, running_bridge, running_device
+from .kit_link import numbered
+from .kit_mqtt import Recorder, new_table, running_bridge, running_device
 
 BOOT = 0x5EED
 

@@ -8,7 +8,7 @@ from firmware_bridge.protocol.catalogue import Message, RefusalReason, to_frame
 from firmware_bridge.protocol.device_session import DeviceSession
 from firmware_bridge.protocol.frame import Frame, encode_frame
 
-from .wirekit import DEVICE, HOST, Pair, is_event
+from .kit_wire import DEVICE, HOST, Pair, is_event
 
 
 def test_a_welcome_while_welcomed_applies_only_its_ack() -> None:

@@ -1,6 +1,6 @@
 """The numbers of docs/protocol.md §3.9, frame by frame on the wire, both ends back to back.
 
-Host and device sessions run on a fake clock polled every millisecond (wirekit), so
+Host and device sessions run on a fake clock polled every millisecond (kit_wire), so
 each assertion is exact to that millisecond: a window of 9, a missing backoff or a
 timing loosened tenfold fails here.
 """
@@ -14,7 +14,7 @@ from firmware_bridge.protocol.catalogue import to_frame
 from firmware_bridge.protocol.crc import crc16
 from firmware_bridge.protocol.frame import Frame, encode_frame
 
-from .wirekit import DEVICE, HOST, Pair, Seen, gaps_ms, times
+from .kit_wire import DEVICE, HOST, Pair, Seen, gaps_ms, times
 
 WINDOW = 8  # §3.9
 RTO_MS = [100, 200, 400, 800, 1600, 2000, 2000]  # initial 100 ms, doubling, at most 2 s

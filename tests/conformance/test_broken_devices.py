@@ -13,7 +13,7 @@ from firmware_bridge.conformance import run_suite
 from mjtable.commands import link_test
 from mjtable.commands.link_test import SimBoard
 
-from .devices import make
+from .kit_devices import make
 
 
 @pytest.mark.parametrize(

@@ -17,7 +17,7 @@ from firmware_bridge.conformance import CHECKS, Result, run_suite
 from firmware_bridge.conformance.suite import LinkFigures
 from mjtable.commands.link_test import SimBoard
 
-from .devices import Playing, TcpPlaying, make
+from .kit_devices import Playing, TcpPlaying, make
 
 # events per second; the device's queue is the simulator's (unbounded)
 TABLES = [2.0, 100.0]

@@ -9,7 +9,7 @@ import pytest
 from firmware_bridge.conformance import CHECKS, Result, run_suite
 from mjtable.commands.link_test import SimBoard
 
-from .devices import make
+from .kit_devices import make
 
 
 @pytest.fixture(scope="module")

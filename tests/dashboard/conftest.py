@@ -8,10 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.brokers import mqtt_url
 from tests.dashboard.kit import Chrome, Site, chromium
 
-__all__ = ["chrome", "mqtt_url", "site"]
+__all__ = ["chrome", "site"]
 
 
 @pytest.fixture

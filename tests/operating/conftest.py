@@ -14,12 +14,8 @@ from pathlib import Path
 import pytest
 
 from table_sim.broker import free_port, wait_listening
-from tests.store.conftest import pg_admin, store_url
 
-__all__ = [
-    "DEPLOY", "PASSWORDS", "Club", "club", "env_file", "installed_bridge_config", "pg_admin",
-    "store_url",
-]  # fmt: skip
+__all__ = ["DEPLOY", "PASSWORDS", "Club", "club", "env_file", "installed_bridge_config"]
 
 ROOT = Path(__file__).parents[2]
 DEPLOY = ROOT / "deploy"

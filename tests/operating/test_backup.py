@@ -27,7 +27,7 @@ from table_service.service.settings import load_serve_settings
 from table_service.store import Store, alembic_config
 from table_service.store.models import Base
 from table_service.store.store import make_engine
-from tests.store.conftest import load_game, play
+from tests.store.kit import load_game, play
 
 PG_URL = os.environ.get("MJTABLE_TEST_DATABASE_URL")
 BACKENDS = [

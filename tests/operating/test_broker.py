@@ -30,7 +30,7 @@ from firmware_bridge.protocol import catalogue as c
 from firmware_bridge.settings import BridgeSettings, load_settings
 from firmware_bridge.stopping import cancel_and_wait
 from table_service.service.settings import ServeSettings, load_serve_settings
-from tests.bridge.mqttkit import running_device
+from tests.bridge.kit_mqtt import running_device
 
 from .conftest import DEPLOY, PASSWORDS, Club, env_file
 

@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.rules.cli import mjtable
-from tests.rules.notation import hand
+from tests.rules.kit_cli import mjtable
+from tests.rules.kit_notation import hand
 
 GOOD = hand("23m 456p 789p 55s 234s", "4m", ("chi:123m",))
 NOT_A_WIN = hand("23m 456p 789p 55s 234s", "9m", ("chi:123m",))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from table_service.rules import Profile
-from tests.rules.notation import hand, items_of
+from tests.rules.kit_notation import hand, items_of
 
 # A plain open hand worth nothing: chi breaks 門清, two-sided wait, no honours/flowers.
 PLAIN_MELD = ("chi:123m",)

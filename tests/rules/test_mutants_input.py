@@ -30,7 +30,7 @@ from table_service.rules.tiles import (
     tile_kind,
     wind_code,
 )
-from tests.rules.notation import hand
+from tests.rules.kit_notation import hand
 
 
 @pytest.mark.parametrize(

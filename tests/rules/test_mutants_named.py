@@ -20,7 +20,7 @@ from table_service.rules import (
     settle_json,
 )
 from table_service.rules.tiles import parse_kind
-from tests.rules.notation import hand, items_of
+from tests.rules.kit_notation import hand, items_of
 
 LIK_GU = Profile(lik_gu=True)
 

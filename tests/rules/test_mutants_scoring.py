@@ -12,7 +12,7 @@ import dataclasses
 import pytest
 
 from table_service.rules import Profile, Rules, parse_hand, score, score_json
-from tests.rules.notation import hand, items_of
+from tests.rules.kit_notation import hand, items_of
 
 FOUR_CHI = ("chi:123p", "chi:456p", "chi:234s", "chi:678s")
 

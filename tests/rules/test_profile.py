@@ -26,10 +26,10 @@ from table_service.rules import (
 )
 from table_service.rules.profile import KEYS, resolve, resolve_preset, resolve_toml
 from table_service.rules.scoring import dealer_tai
-from tests.rules.cli import mjtable
-from tests.rules.notation import hand
-from tests.rules.strategies import JSONISH, profiles, winning_hands
-from tests.rules.strategies import KEYS as HAND_KEYS
+from tests.rules.kit_cli import mjtable
+from tests.rules.kit_notation import hand
+from tests.rules.kit_strategies import JSONISH, profiles, winning_hands
+from tests.rules.kit_strategies import KEYS as HAND_KEYS
 
 PROFILES = Path(__file__).resolve().parents[2] / "profiles"
 

@@ -25,7 +25,7 @@ from table_service.rules import (
     wait_kinds,
 )
 from table_service.rules.tiles import N_KINDS
-from tests.rules.strategies import JSONISH, KEYS, winning_hands
+from tests.rules.kit_strategies import JSONISH, KEYS, winning_hands
 
 # §4 作莊 1 + 連N拉N 2N, worked for the streaks the strategy draws (0–5): dealer 台 by N.
 DEALER_TAI_BY_STREAK = {0: 1, 1: 3, 2: 5, 3: 7, 4: 9, 5: 11}

@@ -13,7 +13,7 @@ import pytest
 
 from table_service.rules import HandInputError, Profile, Rules, parse_hand, score
 from table_service.rules.scoring import dealer_tai
-from tests.rules.notation import hand, items_of
+from tests.rules.kit_notation import hand, items_of
 
 FOUR_CHI = ("chi:123p", "chi:456p", "chi:234s", "chi:678s")
 CHI_ONLY = (*FOUR_CHI, "chi:789m")  # five 吃: 全求 / 半求 with no 暗槓

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from table_service.rules import HandInputError, parse_hand, score
-from tests.rules.notation import hand
+from tests.rules.kit_notation import hand
 
 GOOD = hand("23m 456p 789p 55s 234s", "4m", ("chi:123m",))
 EIGHT = [f"h{k}" for k in range(1, 9)]

@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.bridge.mqttkit import Recorder, new_table, running_bridge
-from tests.brokers import mqtt_url  # noqa: F401  (fixture)
+from tests.bridge.kit_mqtt import Recorder, new_table, running_bridge
 
 MJTABLE = [sys.executable, "-m", "mjtable"]
 
@@ -42,7 +41,7 @@ def test_unknown_fault_is_refused_by_name() -> None:
 
 
 @pytest.mark.parametrize("link", ["pty", "tcp"])
-async def test_sim_talks_to_a_real_bridge(tmp_path: Path, mqtt_url: str, link: str) -> None:  # noqa: F811
+async def test_sim_talks_to_a_real_bridge(tmp_path: Path, mqtt_url: str, link: str) -> None:
     """On a pty (the default), or on TCP as a serial server would (`socket://`)."""
     pty = tmp_path / "table.tty"
     where = ["--pty", str(pty)] if link == "pty" else ["--tcp", "127.0.0.1:0"]

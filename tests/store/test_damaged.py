@@ -17,7 +17,7 @@ from sqlalchemy import inspect, text
 
 from mjtable.cli import main
 from table_service.store import Store, StoreAhead, StoreDamaged
-from tests.store.conftest import load_game, play
+from tests.store.kit import load_game, play
 
 MJTABLE = Path(sys.executable).with_name("mjtable")
 

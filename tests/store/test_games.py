@@ -10,7 +10,7 @@ import pytest
 
 from table_service.mirror import HandRecord, Violation
 from table_service.store import Applied, InvalidEntry, NotFound, Store
-from tests.store.conftest import Game, play
+from tests.store.kit import Game, play
 
 
 def records(game: Game, kind: type) -> list:

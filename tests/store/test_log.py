@@ -11,8 +11,7 @@ from table_service.mirror import Fault, Violation
 from table_service.store import Applied, DuplicateEvent, InvalidEntry, Store
 from table_service.store import store as store_module
 from table_service.store.models import FaultModel, HandModel, LedgerLine, Log, SessionModel
-from tests.store.conftest import Game, play
-from tests.store.kit import SESSION, applied, event
+from tests.store.kit import SESSION, Game, applied, event, play
 
 
 def count(store: Store, model: type) -> int:

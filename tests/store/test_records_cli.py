@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from table_service.store import Store
-from tests.store.conftest import Game, play
+from tests.store.kit import Game, play
 
 MJTABLE = [sys.executable, "-m", "mjtable"]
 

@@ -9,7 +9,7 @@ from sqlalchemy import select
 
 from table_service.store import Applied, InvalidEntry, NotFound, Store, token_hash
 from table_service.store.models import TokenModel
-from tests.store.conftest import Game, play
+from tests.store.kit import Game, play
 
 
 def verdict(store: Store, table: str, decision: str, reason: str = "seen it") -> dict[str, Any]:

@@ -1,6 +1,6 @@
 """MQTT brokers for tests: the shared one (env or embedded amqtt) and a restartable owned one.
 
-Use from any test folder's conftest: `from tests.brokers import mqtt_url, owned_broker`.
+Use from any test folder's conftest: `from tests.kit_brokers import mqtt_url, owned_broker`.
 - `mqtt_url`: the broker at $MJTABLE_TEST_MQTT (CI: Mosquitto), else amqtt in a
   subprocess for the session (its own process: no in-process PUBACK race).
 - `remember_retained` / `clear_new_retained` (the root conftest's session hooks): what a
