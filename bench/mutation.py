@@ -71,14 +71,14 @@ class Selection:
 PACKAGES = {
     "table_service/rules": Selection(
         tests=(
-            "tests/rules/test_mutants_named.py",
-            "tests/rules/test_mutants_items.py",
-            "tests/rules/test_mutants_scoring.py",
-            "tests/rules/test_mutants_settlement.py",
-            "tests/rules/test_mutants_shapes.py",
-            "tests/rules/test_mutants_input.py",
-            "tests/rules/test_mutants_profile.py",
-            "tests/rules/test_mutants_table.py",
+            "tests/rules/test_regressions.py",
+            "tests/rules/test_tai_table.py",
+            "tests/rules/test_scoring_edges.py",
+            "tests/rules/test_settlement_kinds.py",
+            "tests/rules/test_hand_shapes.py",
+            "tests/rules/test_input_reading.py",
+            "tests/rules/test_profile_construction.py",
+            "tests/rules/test_table_order.py",
             "tests/rules/test_items.py",
             "tests/rules/test_switches.py",
             "tests/rules/test_examples.py",
@@ -138,7 +138,7 @@ PACKAGES = {
     ),
     "firmware_bridge/protocol": Selection(
         tests=(
-            "tests/bridge/test_mutants_protocol.py",
+            "tests/bridge/test_protocol_rules.py",
             "tests/bridge/test_codec.py",
             "tests/bridge/test_vectors.py",
             "tests/bridge/test_bodies.py",
