@@ -32,14 +32,21 @@ class Bridge:
         if self.outbox.damage is not None:
             log.error(
                 "outbox %s: %s; the controller's next handshake shows which events were lost",
-                settings.outbox_path, self.outbox.damage,
-            )  # fmt: skip
+                settings.outbox_path,
+                self.outbox.damage,
+            )
         self.counters.outbox_depth = self.outbox.depth
         topics = Topics(settings.base_topic, settings.table)
         self.mqtt = MqttSide(
-            settings, self.outbox, self.counters, lambda: self.link, self.counters_payload,
-            self.link_status, replay_rate=settings.replay_rate, replay_burst=settings.replay_burst,
-        )  # fmt: skip
+            settings,
+            self.outbox,
+            self.counters,
+            lambda: self.link,
+            self.counters_payload,
+            self.link_status,
+            replay_rate=settings.replay_rate,
+            replay_burst=settings.replay_burst,
+        )
         store = OutboxEventStore(
             self.outbox, topics, settings.table, self._stored, counters=self.counters
         )

@@ -98,10 +98,17 @@ class HostLink:
         self.reopen_after_down = reopen_after_down
         self.clock = clock
         self.session = HostSession(
-            store, counters, timing=self.timing, now=clock(), wall_clock=wall_clock,
-            controller_id=controller_id, name=self.shown, on_info=on_info, on_error=on_error,
+            store,
+            counters,
+            timing=self.timing,
+            now=clock(),
+            wall_clock=wall_clock,
+            controller_id=controller_id,
+            name=self.shown,
+            on_info=on_info,
+            on_error=on_error,
             on_outcome=on_outcome,
-        )  # fmt: skip
+        )
         self._transport: asyncio.WriteTransport | None = None
         self._opened_once = False
 

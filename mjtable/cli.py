@@ -10,9 +10,20 @@ from collections.abc import Sequence
 # Each module here exposes `register(subparsers) -> None`; the parser it adds sets
 # `func(args) -> int` as its default. Add a command by adding its module name.
 COMMAND_MODULES: tuple[str, ...] = (
-    "demo", "score", "settle", "profile", "replay", "bridge", "serve", "token", "export", "db",
-    "sim", "bench", "link_test",
-)  # fmt: skip
+    "demo",
+    "score",
+    "settle",
+    "profile",
+    "replay",
+    "bridge",
+    "serve",
+    "token",
+    "export",
+    "db",
+    "sim",
+    "bench",
+    "link_test",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -120,9 +120,13 @@ async def run_demo(
     try:
         async with broker_for(config, workdir) as url:
             settings = ServeSettings(
-                mqtt=url, db=db, host=config.host, port=config.port,
-                client_id="mjtable-demo-service", log_level="WARNING",
-            )  # fmt: skip
+                mqtt=url,
+                db=db,
+                host=config.host,
+                port=config.port,
+                client_id="mjtable-demo-service",
+                log_level="WARNING",
+            )
             async with running_service(settings) as parts:
                 tables = await _start_tables(config, workdir, url)
                 bridges = [asyncio.create_task(t.bridge.run()) for t in tables]
@@ -153,9 +157,13 @@ async def _open_sessions(parts: ServiceParts, tables: list[DemoTable], config: D
 
 
 def _announce(
-    parts: ServiceParts, tables: list[DemoTable], config: DemoConfig, url: str, db: str,
+    parts: ServiceParts,
+    tables: list[DemoTable],
+    config: DemoConfig,
+    url: str,
+    db: str,
     say: Callable[[str], None],
-) -> None:  # fmt: skip
+) -> None:
     """Where to look, and the tokens the referee page and the API's writes ask for."""
     admin = parts.store.create_token("admin", "demo admin")[1]
     referee = parts.store.create_token("referee", "demo referee")[1]
@@ -168,9 +176,12 @@ def _announce(
 
 
 async def _play_until_stopped(
-    tables: list[DemoTable], hands: int, stop: asyncio.Event, watched: set[asyncio.Task[None]],
+    tables: list[DemoTable],
+    hands: int,
+    stop: asyncio.Event,
+    watched: set[asyncio.Task[None]],
     say: Callable[[str], None],
-) -> None:  # fmt: skip
+) -> None:
     """Play until `stop` is set; a part in `watched` that ends early ends it with its error."""
     play = [asyncio.create_task(_play(t, hands)) for t in tables]
     stopper = asyncio.create_task(stop.wait())
@@ -201,14 +212,20 @@ async def _start_tables(config: DemoConfig, workdir: Path, url: str) -> list[Dem
             transport, table_id=i + 1, boot_id=boot_id_for(config.seed, i), seed=config.seed + i
         )
         table = SimulatedTable(
-            controller, config.seed + i, speed=config.speed,
+            controller,
+            config.seed + i,
+            speed=config.speed,
             violations=Violations(config.violations),
-        )  # fmt: skip
+        )
         await table.start()
         settings = BridgeSettings(
-            port=transport.url, table=name, mqtt=url, outbox=workdir / f"{name}.outbox.db",
-            mqtt_client_id=f"mjtable-demo-{name}", log_level="WARNING",
-        )  # fmt: skip
+            port=transport.url,
+            table=name,
+            mqtt=url,
+            outbox=workdir / f"{name}.outbox.db",
+            mqtt_client_id=f"mjtable-demo-{name}",
+            log_level="WARNING",
+        )
         tables.append(DemoTable(name, table, Bridge(settings)))
     return tables
 

@@ -91,9 +91,14 @@ class LogOnce(logging.Filter):
         if first is None or repeats == 0:
             return
         summary = logging.LogRecord(
-            first.name, first.levelno, first.pathname, first.lineno,
-            "… repeated %d times in %.1f s", (repeats, self._last - first.created), None,
-        )  # fmt: skip
+            first.name,
+            first.levelno,
+            first.pathname,
+            first.lineno,
+            "… repeated %d times in %.1f s",
+            (repeats, self._last - first.created),
+            None,
+        )
         setattr(summary, _SUMMARY, True)
         self.handler.handle(summary)
 

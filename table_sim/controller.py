@@ -61,9 +61,13 @@ class Controller:
 
     def _session(self, boot_id: int) -> DeviceSession:
         return DeviceSession(
-            boot_id, self.table_id, FIRMWARE, self.timing, time.monotonic(),
+            boot_id,
+            self.table_id,
+            FIRMWARE,
+            self.timing,
+            time.monotonic(),
             self.protocol_version,
-        )  # fmt: skip
+        )
 
     async def start(self) -> None:
         """Power on and plug in (again, after `unplug`)."""
@@ -204,8 +208,13 @@ class PtyController(Controller):
         tick: float = 0.005,
     ) -> None:
         super().__init__(
-            PtyTransport(port), table_id=table_id, boot_id=boot_id,
-            faults=LinkFaults(corruption=noise), seed=seed, timing=timing, tick=tick,
+            PtyTransport(port),
+            table_id=table_id,
+            boot_id=boot_id,
+            faults=LinkFaults(corruption=noise),
+            seed=seed,
+            timing=timing,
+            tick=tick,
             protocol_version=protocol_version,
-        )  # fmt: skip
+        )
         self.port = port

@@ -45,11 +45,17 @@ class Faults:
         return cls(
             TableFaults(misread=0.002, reread=0.001),
             LinkFaults(
-                corruption=0.01, drop=0.01, duplicate=0.01, delay=0.05, burst=0.01,
-                unplug_every=3, unplug_for=0.5, reboot_every=4,
+                corruption=0.01,
+                drop=0.01,
+                duplicate=0.01,
+                delay=0.05,
+                burst=0.01,
+                unplug_every=3,
+                unplug_for=0.5,
+                reboot_every=4,
             ),
             broker_restart_every=10,
-        )  # fmt: skip
+        )
 
     @classmethod
     def parse(cls, spec: str) -> Faults:

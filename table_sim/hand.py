@@ -286,9 +286,10 @@ class HandSim:
         if not self.faults.reread:
             return
         elsewhere = [
-            t for p in self.players
+            t
+            for p in self.players
             for t in (*p.hand, *p.flowers, *p.discards, *(x for m in p.melds for x in m.tiles))
-        ]  # fmt: skip
+        ]
         if not elsewhere or not self.fault_dice.roll(self.faults.reread, "reread"):
             return
         message = TileDrawn(player.seat, self.fault_dice.rng.choice(elsewhere), end)
@@ -444,10 +445,9 @@ class HandSim:
         while is_flower_tile(tile):
             self._reveal_flower(player, tile)
             robber = next(
-                (p for p in self.players
-                 if p is not player and len(p.flowers) == 7 and not p.dead),
+                (p for p in self.players if p is not player and len(p.flowers) == 7 and not p.dead),
                 None,
-            )  # fmt: skip
+            )
             if robber is not None:
                 robber.flowers.append(player.flowers.pop())
                 self._flower_win(robber, "seven_rob_one", payer=player.seat, robbed=None)
@@ -533,9 +533,10 @@ class HandSim:
     def _winning_tiles(self, player: Player) -> list[int]:
         """The drawable tiles of the wall this seat (its hand 3n+1) would win with."""
         return [
-            t for t in self.wall.front_tiles(self.wall.drawable)
+            t
+            for t in self.wall.front_tiles(self.wall.drawable)
             if not is_flower_tile(t) and player.can_win_with(tile_kind(t))
-        ]  # fmt: skip
+        ]
 
     def _rig_winning_draw(self, player: Player) -> None:
         """The wall dealt so (a seat lying in wait under 過水): its draw is a winning tile."""
@@ -589,9 +590,10 @@ class HandSim:
             if tile is None:
                 break
             meld = next(
-                m for m in player.melds
+                m
+                for m in player.melds
                 if m.kind == MeldKind.PONG and tile_kind(m.tiles[0]) == tile_kind(tile)
-            )  # fmt: skip
+            )
             player.hand.remove(tile)
             meld.kind = MeldKind.KONG_ADDED
             meld.tiles.append(tile)
@@ -907,9 +909,10 @@ class HandSim:
                 return []
             shown = [tile_kind(t) for t in p.dazi if t in p.hand]
             waits = {
-                k for k in p.waits()
+                k
+                for k in p.waits()
                 if p.can_win_with(k) and not _touches(p.shown, k) and not _touches(shown, k)
-            }  # fmt: skip
+            }
             kinds = waits if kinds is None else kinds & waits
         return sorted(kinds or ())
 
@@ -1123,9 +1126,19 @@ class HandSim:
         )
         payments = settle(outcome)
         self.result = HandResult(
-            self.deal, self.dice, self.opening_seat, "false_win", player.seat, None, "false_win",
-            declaration, scored, payments, net(payments), codes=codes,
-        )  # fmt: skip
+            self.deal,
+            self.dice,
+            self.opening_seat,
+            "false_win",
+            player.seat,
+            None,
+            "false_win",
+            declaration,
+            scored,
+            payments,
+            net(payments),
+            codes=codes,
+        )
         raise HandOver
 
     def _win(
@@ -1203,9 +1216,18 @@ class HandSim:
         )
         payments = settle(outcome)
         self.result = HandResult(
-            self.deal, self.dice, self.opening_seat, "win", player.seat, payer, settle_kind,
-            declaration, result, payments, net(payments),
-        )  # fmt: skip
+            self.deal,
+            self.dice,
+            self.opening_seat,
+            "win",
+            player.seat,
+            payer,
+            settle_kind,
+            declaration,
+            result,
+            payments,
+            net(payments),
+        )
         raise HandOver
 
     def _record_truth(self, result: HandResult) -> None:

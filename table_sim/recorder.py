@@ -109,9 +109,16 @@ class Recorder:
         self.tables: dict[str, Received] = {}
         self.arrived = asyncio.Event()
         self.consumer = Consumer(
-            hostname, port, base=base, client_id=client_id, on_event=on_event, on_gap=on_gap,
-            on_arrival=self._record, gap_timeout=gap_timeout, reorder_window=GAP_WINDOW,
-        )  # fmt: skip
+            hostname,
+            port,
+            base=base,
+            client_id=client_id,
+            on_event=on_event,
+            on_gap=on_gap,
+            on_arrival=self._record,
+            gap_timeout=gap_timeout,
+            reorder_window=GAP_WINDOW,
+        )
         self.subscribed = self.consumer.subscribed
 
     @property

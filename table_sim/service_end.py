@@ -70,8 +70,13 @@ def stored_mismatches(
     for n, (row, truth) in enumerate(zip(rows, results, strict=False), 1):
         if truth.injected and not ruled:
             continue
-        want = (expected_result(truth), list(truth.net), truth.deal.dealer,
-                truth.deal.streak, truth.tai or 0)  # fmt: skip
+        want = (
+            expected_result(truth),
+            list(truth.net),
+            truth.deal.dealer,
+            truth.deal.streak,
+            truth.tai or 0,
+        )
         got = (row.result, row.net, row.dealer, row.streak, row.tai)
         if got != want:
             problems.append(f"#{n}: stored {got}, truth {want}")

@@ -77,9 +77,14 @@ class TableSim:
             self._deal = self._start_jiang()
         jiang = self.jiangs[-1]
         sim = HandSim(
-            self.rng, self._deal, self.emit, self.profile, self.faults, self.fault_dice,
+            self.rng,
+            self._deal,
+            self.emit,
+            self.profile,
+            self.faults,
+            self.fault_dice,
             self.violations,
-        )  # fmt: skip
+        )
         result = sim.play()
         jiang.hands.append(result)
         for seat, amount in enumerate(result.net):

@@ -90,9 +90,12 @@ async def run_soak(cfg: SoakConfig) -> dict[str, Any]:
         lambda table, n: results[table][n] if 0 <= n < len(results.get(table, [])) else None
     )
     recorder = Recorder(
-        parts.hostname or "127.0.0.1", parts.port or 1883, base, f"{base}-far",
+        parts.hostname or "127.0.0.1",
+        parts.port or 1883,
+        base,
+        f"{base}-far",
         on_event=far.apply,
-    )  # fmt: skip
+    )
     tasks = [asyncio.create_task(recorder.run())]
     await asyncio.wait_for(recorder.subscribed.wait(), 15)
     ends = contextlib.AsyncExitStack()
@@ -109,26 +112,41 @@ async def run_soak(cfg: SoakConfig) -> dict[str, Any]:
             name = f"sim{t + 1}"
             transport = PtyTransport(cfg.workdir / f"{name}.tty")
             controller = Controller(
-                transport, table_id=t + 1, boot_id=boot_id_for(cfg.seed, t),
-                faults=cfg.faults.link, seed=cfg.seed + t,
-            )  # fmt: skip
+                transport,
+                table_id=t + 1,
+                boot_id=boot_id_for(cfg.seed, t),
+                faults=cfg.faults.link,
+                seed=cfg.seed + t,
+            )
             table = SimulatedTable(
-                controller, cfg.seed + t, faults=cfg.faults, speed=cfg.speed,
+                controller,
+                cfg.seed + t,
+                faults=cfg.faults,
+                speed=cfg.speed,
                 violations=cfg.violations,
-            )  # fmt: skip
+            )
             await table.start()
             settings = BridgeSettings(
-                port=transport.url, table=name, mqtt=url, outbox=cfg.workdir / f"{name}.db",
-                outbox_sync="normal", mqtt_client_id=f"{base}-{name}", base_topic=base,
-                mqtt_reconnect_min=0.1, mqtt_reconnect_max=1.0, reopen_max=1.0,
-            )  # fmt: skip
+                port=transport.url,
+                table=name,
+                mqtt=url,
+                outbox=cfg.workdir / f"{name}.db",
+                outbox_sync="normal",
+                mqtt_client_id=f"{base}-{name}",
+                base_topic=base,
+                mqtt_reconnect_min=0.1,
+                mqtt_reconnect_max=1.0,
+                reopen_max=1.0,
+            )
             bridge = Bridge(settings)
             tasks.append(asyncio.create_task(bridge.run()))
             tables.append((name, table, bridge))
             results[name] = table.results
 
-        share = [cfg.hands // cfg.tables + (1 if t < cfg.hands % cfg.tables else 0)
-                 for t in range(cfg.tables)]  # fmt: skip
+        share = [
+            cfg.hands // cfg.tables + (1 if t < cfg.hands % cfg.tables else 0)
+            for t in range(cfg.tables)
+        ]
         played = 0
 
         async def play(index: int, table: SimulatedTable, n: int) -> None:
@@ -246,8 +264,16 @@ def misread_rulings(table: SimulatedTable) -> list[dict[str, Any]]:
     for result in table.results:
         for message, reported, tile in result.misreads:
             boot_id, seq = key_of[id(message)]
-            rulings.append({"kind": "tile", "boot_id": boot_id, "seq": seq, "read": reported,
-                            "was": tile, "reason": "the sensor misread the draw"})  # fmt: skip
+            rulings.append(
+                {
+                    "kind": "tile",
+                    "boot_id": boot_id,
+                    "seq": seq,
+                    "read": reported,
+                    "was": tile,
+                    "reason": "the sensor misread the draw",
+                }
+            )
     return rulings
 
 

@@ -22,10 +22,18 @@ from table_sim.violations import Violations
 
 # Seconds a real table takes per event (speed 1.0); `speed` divides them, 0 means no waiting.
 PACE: Mapping[type[Message], float] = {
-    c.ShuffleStarted: 0.5, c.ShuffleFinished: 12.0, c.WallBuilt: 3.0, c.DiceRolled: 2.0,
-    c.TileDrawn: 0.4, c.TileDiscarded: 1.5, c.MeldExposed: 1.5, c.FlowerRevealed: 0.8,
-    c.SeatButton: 0.5, c.HandRevealed: 2.0, c.TilesLeft: 0.0,
-}  # fmt: skip
+    c.ShuffleStarted: 0.5,
+    c.ShuffleFinished: 12.0,
+    c.WallBuilt: 3.0,
+    c.DiceRolled: 2.0,
+    c.TileDrawn: 0.4,
+    c.TileDiscarded: 1.5,
+    c.MeldExposed: 1.5,
+    c.FlowerRevealed: 0.8,
+    c.SeatButton: 0.5,
+    c.HandRevealed: 2.0,
+    c.TilesLeft: 0.0,
+}
 
 
 @dataclass

@@ -213,9 +213,12 @@ def deal_correction(last: HandResult | None, misjudged: bool = False) -> dict[st
         return None
     note = "sensor misread" if last.injected else "a verdict the referee overturned"
     return {
-        "kind": "deal", "dealer": following.dealer, "streak": following.streak,
-        "round_wind": following.round_wind, "note": f"{note}: the referee's deal",
-    }  # fmt: skip
+        "kind": "deal",
+        "dealer": following.dealer,
+        "streak": following.streak,
+        "round_wind": following.round_wind,
+        "note": f"{note}: the referee's deal",
+    }
 
 
 @dataclass

@@ -371,14 +371,18 @@ def vendored_slices() -> tuple[list[Slice], str]:
     css = (OUT / "fonts.css").read_text(encoding="utf-8")
     found = re.search(r"@fontsource/noto-sans-tc (\S+):", css)
     slices = [
-        Slice(m.group(1).removeprefix("./"), int(w.group(1)), parse_ranges(r.group(1)),
-              r.group(1).strip())
+        Slice(
+            m.group(1).removeprefix("./"),
+            int(w.group(1)),
+            parse_ranges(r.group(1)),
+            r.group(1).strip(),
+        )
         for block in _FACE.findall(css)
         if (m := re.search(r"url\(([^)]+)\)", block))
         and (w := _WEIGHT.search(block))
         and (r := _RANGE.search(block))
         and f"'{FAMILY}'" in block
-    ]  # fmt: skip
+    ]
     return slices, found.group(1) if found else "?"
 
 
@@ -433,13 +437,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tarball", type=Path, default=TARBALL)
     parser.add_argument("--check", action="store_true", help="exit 1 when the files are stale")
     parser.add_argument(
-        "--ui", action="store_true",
+        "--ui",
+        action="store_true",
         help="only the UI fonts, ui.css and fonts.css, from the vendored slices (no tarball)",
-    )  # fmt: skip
+    )
     parser.add_argument(
-        "--weights", default=",".join(map(str, WEIGHTS)),
+        "--weights",
+        default=",".join(map(str, WEIGHTS)),
         help="the weights to vendor (default 400,700; 700 alone halves the size)",
-    )  # fmt: skip
+    )
     args = parser.parse_args(argv)
     weights = tuple(int(w) for w in args.weights.split(","))
     if args.ui:
@@ -462,9 +468,11 @@ def main(argv: list[str] | None = None) -> int:
         (OUT / name).write_bytes(data)
     fonts = sum(len(out[s.file]) for s in chosen)
     by_weight = {w: sum(len(out[s.file]) for s in chosen if s.weight == w) for w in weights}
-    print(f"@fontsource/noto-sans-tc {version}: {len(chosen)} slices, {fonts / 1024:.0f} KiB "
-          f"({', '.join(f'{w}: {b / 1024:.0f} KiB' for w, b in by_weight.items())}) "
-          f"into {OUT.relative_to(ROOT)}")  # fmt: skip
+    print(
+        f"@fontsource/noto-sans-tc {version}: {len(chosen)} slices, {fonts / 1024:.0f} KiB "
+        f"({', '.join(f'{w}: {b / 1024:.0f} KiB' for w, b in by_weight.items())}) "
+        f"into {OUT.relative_to(ROOT)}"
+    )
     report_ui(out, weights)
     if uncovered:
         shown = "".join(chr(c) for c in sorted(uncovered))

@@ -162,7 +162,12 @@ class DeviceSession(LinkSession):
             self._hello_at = now
             major, minor, patch = self.firmware
             hello = c.Hello(
-                self.protocol_version, major, minor, patch,
-                self.table_id, self.boot_id, self.sender.oldest_unacked,
-            )  # fmt: skip
+                self.protocol_version,
+                major,
+                minor,
+                patch,
+                self.table_id,
+                self.boot_id,
+                self.sender.oldest_unacked,
+            )
             self._send(hello, 0, now)

@@ -234,9 +234,12 @@ def restore(url: str, source: Path) -> int:
                 "SELECT 1 FROM sqlite_master WHERE name = 'alembic_version'"
             ).fetchone()
         problem = (
-            f"fails its integrity check: {check}" if check != "ok"
-            else None if known else "holds no mjtable migration (alembic_version)"
-        )  # fmt: skip
+            f"fails its integrity check: {check}"
+            if check != "ok"
+            else None
+            if known
+            else "holds no mjtable migration (alembic_version)"
+        )
     if problem is not None:
         print(f"db: backup {source} is not a sound mjtable database: {problem}", file=sys.stderr)
         return EXIT_FAILED

@@ -30,18 +30,31 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     add = p.add_argument
     add("--tables", type=int, default=d.tables, help=f"tables (default {d.tables})")
-    add("--speed", type=float, default=d.speed,
-        help=f"times a real table's pace, 0 = flat out (default {d.speed:g})")  # fmt: skip
+    add(
+        "--speed",
+        type=float,
+        default=d.speed,
+        help=f"times a real table's pace, 0 = flat out (default {d.speed:g})",
+    )
     add("--hands", type=int, default=d.hands, help="hands per table (default 0: for ever)")
     add("--mqtt", metavar="URL", help="a broker to use (default: start amqtt)")
-    add("--mqtt-port", type=int, metavar="PORT",
-        help="the embedded broker's port on 127.0.0.1 (default: a free one)")  # fmt: skip
+    add(
+        "--mqtt-port",
+        type=int,
+        metavar="PORT",
+        help="the embedded broker's port on 127.0.0.1 (default: a free one)",
+    )
     add("--db", metavar="URL", help="the records' database (default: SQLite, temporary)")
     add("--host", default=d.host, help=f"address the dashboard binds ({d.host})")
     add("--port", type=int, default=d.port, help=f"dashboard port ({d.port})")
     add("--seed", type=int, default=d.seed, help="same seed, same games")
-    add("--violations", type=float, default=d.violations, metavar="RATE",
-        help=f"chance a bot breaks a rule, per chance (default {d.violations:g})")  # fmt: skip
+    add(
+        "--violations",
+        type=float,
+        default=d.violations,
+        metavar="RATE",
+        help=f"chance a bot breaks a rule, per chance (default {d.violations:g})",
+    )
     p.set_defaults(func=run)
 
 
@@ -65,10 +78,17 @@ def run(args: argparse.Namespace) -> int:
         print("\n".join(f"demo: {p}" for p in problems), file=sys.stderr)
         return 2
     config = DemoConfig(
-        tables=args.tables, speed=args.speed, hands=args.hands, mqtt=args.mqtt,
-        mqtt_port=args.mqtt_port, db=args.db, host=args.host, port=args.port, seed=args.seed,
+        tables=args.tables,
+        speed=args.speed,
+        hands=args.hands,
+        mqtt=args.mqtt,
+        mqtt_port=args.mqtt_port,
+        db=args.db,
+        host=args.host,
+        port=args.port,
+        seed=args.seed,
         violations=args.violations,
-    )  # fmt: skip
+    )
     configure_logging(logging.WARNING)
     try:
         asyncio.run(_main(config))

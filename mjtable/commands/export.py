@@ -34,8 +34,13 @@ def add_database_arguments(p: argparse.ArgumentParser) -> None:
         "--config", type=Path, metavar="TOML", help="the service's settings ([serve] table)"
     )
     p.add_argument("--db", metavar="URL", help="database URL (default SQLite in --data-dir)")
-    p.add_argument("--data-dir", type=Path, default=None, metavar="DIR",
-                   help="the service's data directory (default mjtable-data)")  # fmt: skip
+    p.add_argument(
+        "--data-dir",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="the service's data directory (default mjtable-data)",
+    )
 
 
 def database_url(args: argparse.Namespace) -> str:

@@ -104,14 +104,23 @@ async def running_service(settings: ServeSettings) -> AsyncIterator[ServiceParts
     store = Store(settings.database_url)
     service = Service(settings, store)
     app = create_app(
-        service, store, static=STATIC, max_body=settings.max_body, auth_free=settings.auth_free,
-        auth_rate=settings.auth_rate, ws_per_client=settings.ws_per_client,
+        service,
+        store,
+        static=STATIC,
+        max_body=settings.max_body,
+        auth_free=settings.auth_free,
+        auth_rate=settings.auth_rate,
+        ws_per_client=settings.ws_per_client,
         ws_total=settings.ws_total,
-    )  # fmt: skip
+    )
     config = uvicorn.Config(
-        app, host=settings.host, port=settings.port, log_level=settings.log_level.lower(),
-        lifespan="off", log_config=None,  # its lines through the root handler's LogOnce
-    )  # fmt: skip
+        app,
+        host=settings.host,
+        port=settings.port,
+        log_level=settings.log_level.lower(),
+        lifespan="off",
+        log_config=None,  # its lines through the root handler's LogOnce
+    )
     server = uvicorn.Server(config)
     server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
     running = asyncio.create_task(service.run())

@@ -25,11 +25,19 @@ from table_sim.transports import PtyTransport, TcpTransport, Transport
 from table_sim.violations import SUPPORTED, Violations
 
 VERDICT_KEYS = (
-    "events_lost", "duplicates_delivered", "mismatches",
-    "mirror_mismatches", "violations_missed", "violations_false", "faults_missed", "faults_false",
-    "service_mismatches", "ledger_mismatches", "stored_violations_missed",
+    "events_lost",
+    "duplicates_delivered",
+    "mismatches",
+    "mirror_mismatches",
+    "violations_missed",
+    "violations_false",
+    "faults_missed",
+    "faults_false",
+    "service_mismatches",
+    "ledger_mismatches",
+    "stored_violations_missed",
     "stored_violations_false",
-)  # fmt: skip
+)
 DEFAULT_PTY = "mjtable-sim.tty"
 
 
@@ -48,27 +56,52 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         ),
     )
     p.add_argument("mode", nargs="?", choices=("run", "soak"), default="run")
-    p.add_argument("--pty", metavar="PATH", nargs="?", const=DEFAULT_PTY,
-                   help=f"run on a pseudo-terminal linked at PATH (default ./{DEFAULT_PTY}); "
-                   "the default when --tcp is not given")  # fmt: skip
+    p.add_argument(
+        "--pty",
+        metavar="PATH",
+        nargs="?",
+        const=DEFAULT_PTY,
+        help=f"run on a pseudo-terminal linked at PATH (default ./{DEFAULT_PTY}); "
+        "the default when --tcp is not given",
+    )
     p.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of a pty (run)")
     p.add_argument("--tables", type=int, default=1, help="tables in this process (default 1)")
-    p.add_argument("--hands", type=int, default=None,
-                   help="run: per table, 0 = for ever (default); soak: in all (50)")  # fmt: skip
-    p.add_argument("--speed", type=float, default=None,
-                   help="1 = real time, 10 = ten times faster, 0 = as fast as possible "
-                   "(default: 1 for run, 0 for soak)")  # fmt: skip
+    p.add_argument(
+        "--hands",
+        type=int,
+        default=None,
+        help="run: per table, 0 = for ever (default); soak: in all (50)",
+    )
+    p.add_argument(
+        "--speed",
+        type=float,
+        default=None,
+        help="1 = real time, 10 = ten times faster, 0 = as fast as possible "
+        "(default: 1 for run, 0 for soak)",
+    )
     p.add_argument("--seed", type=int, default=1, help="same seed, same game (default 1)")
-    p.add_argument("--faults", default="none",
-                   help="none, all, or a comma list: corruption, drop, duplicate, burst, unplug, "
-                   "reboot, broker_restart, misread, reread")  # fmt: skip
-    p.add_argument("--violations", type=float, default=0.0, metavar="RATE",
-                   help="chance per opportunity that a player breaks a rule on purpose, "
-                   "recorded in the ground truth (default 0; rare breaches are tried "
-                   "more often)")  # fmt: skip
-    p.add_argument("--violation-codes", default="all", metavar="CODES",
-                   help="all (default), or a comma list of the classes (codes, variants, "
-                   "situations): " + ", ".join(SUPPORTED))  # fmt: skip
+    p.add_argument(
+        "--faults",
+        default="none",
+        help="none, all, or a comma list: corruption, drop, duplicate, burst, unplug, "
+        "reboot, broker_restart, misread, reread",
+    )
+    p.add_argument(
+        "--violations",
+        type=float,
+        default=0.0,
+        metavar="RATE",
+        help="chance per opportunity that a player breaks a rule on purpose, "
+        "recorded in the ground truth (default 0; rare breaches are tried "
+        "more often)",
+    )
+    p.add_argument(
+        "--violation-codes",
+        default="all",
+        metavar="CODES",
+        help="all (default), or a comma list of the classes (codes, variants, "
+        "situations): " + ", ".join(SUPPORTED),
+    )
     p.add_argument("--mqtt", metavar="URL", help="soak: an external broker (default: start one)")
     p.add_argument("--workdir", type=Path, help="soak: keep ptys, outboxes, broker files here")
     p.add_argument(
@@ -109,10 +142,17 @@ async def _soak(args: argparse.Namespace, faults: Faults, violations: Violations
     with contextlib.ExitStack() as stack:
         workdir = args.workdir or Path(stack.enter_context(tempfile.TemporaryDirectory()))
         config = SoakConfig(
-            hands=hands, workdir=workdir, tables=args.tables, faults=faults, seed=args.seed,
-            mqtt=args.mqtt, speed=args.speed or 0.0, violations=violations,
-            service=args.service, db=args.db,
-        )  # fmt: skip
+            hands=hands,
+            workdir=workdir,
+            tables=args.tables,
+            faults=faults,
+            seed=args.seed,
+            mqtt=args.mqtt,
+            speed=args.speed or 0.0,
+            violations=violations,
+            service=args.service,
+            db=args.db,
+        )
         summary = await run_soak(config)
     print(json.dumps(summary, ensure_ascii=False), flush=True)
     return 1 if any(summary[k] for k in VERDICT_KEYS) else 0
@@ -133,13 +173,20 @@ async def _run(args: argparse.Namespace, faults: Faults, violations: Violations)
     tables = []
     for i in range(args.tables):
         controller = Controller(
-            _transport(args, i), table_id=i + 1, boot_id=boot_id_for(args.seed, i),
-            faults=faults.link, seed=args.seed + i,
-        )  # fmt: skip
+            _transport(args, i),
+            table_id=i + 1,
+            boot_id=boot_id_for(args.seed, i),
+            faults=faults.link,
+            seed=args.seed + i,
+        )
         table = SimulatedTable(
-            controller, args.seed + i, faults=faults, speed=speed, profile=profile,
+            controller,
+            args.seed + i,
+            faults=faults,
+            speed=speed,
+            profile=profile,
             violations=violations,
-        )  # fmt: skip
+        )
         await table.start()
         tables.append(table)
         print(controller.transport.url, flush=True)

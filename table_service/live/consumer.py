@@ -50,9 +50,21 @@ from table_service.live.order import (
 )
 
 __all__ = [
-    "GAP_TIMEOUT", "REORDER_WINDOW", "Conflict", "Consumer", "Delivery", "Gap", "Hole",
-    "Point", "Status", "Step", "StreamCounts", "StreamOrder", "SuspectBoot", "WaitingTable",
-]  # fmt: skip
+    "GAP_TIMEOUT",
+    "REORDER_WINDOW",
+    "Conflict",
+    "Consumer",
+    "Delivery",
+    "Gap",
+    "Hole",
+    "Point",
+    "Status",
+    "Step",
+    "StreamCounts",
+    "StreamOrder",
+    "SuspectBoot",
+    "WaitingTable",
+]
 
 log = logging.getLogger(__name__)
 
@@ -120,9 +132,12 @@ class Consumer:
         self.reconnect_delay = reconnect_delay
         self.client_options = dict(client_options or {})  # username, password, tls_params …
         self.order = StreamOrder(
-            gap_timeout, reorder_window, max_pending=max_pending,
-            max_candidate=max_candidate, may_follow=may_follow,
-        )  # fmt: skip
+            gap_timeout,
+            reorder_window,
+            max_pending=max_pending,
+            max_candidate=max_candidate,
+            may_follow=may_follow,
+        )
         self.subscribed = asyncio.Event()  # set once the first subscription is in place
         self.replays_asked = 0
         self.reconnects = 0
@@ -156,9 +171,13 @@ class Consumer:
         while True:
             try:
                 async with aiomqtt.Client(
-                    self.hostname, self.port, identifier=self.client_id, clean_session=False,
-                    queue_type=HandleOnArrival, **self.client_options,
-                ) as client:  # fmt: skip
+                    self.hostname,
+                    self.port,
+                    identifier=self.client_id,
+                    clean_session=False,
+                    queue_type=HandleOnArrival,
+                    **self.client_options,
+                ) as client:
                     await client.subscribe(self._all.event, qos=1)
                     await client.subscribe(self._all.availability, qos=1)  # `online`: it hears
                     self._client = client
@@ -187,9 +206,12 @@ class Consumer:
         """End the persistent session, so the broker stops queueing for us."""
         with contextlib.suppress(aiomqtt.MqttError):
             async with aiomqtt.Client(
-                self.hostname, self.port, identifier=self.client_id, clean_session=True,
+                self.hostname,
+                self.port,
+                identifier=self.client_id,
+                clean_session=True,
                 **self.client_options,
-            ):  # fmt: skip
+            ):
                 pass
 
     async def request_replay(self, table: str, after: Point | None) -> bool:
@@ -259,12 +281,18 @@ class Consumer:
     def _conflict(self, found: Conflict) -> None:
         log.warning(
             "event stream: %s boot %d seq %d arrived again with other content (kept the first)",
-            found.table, found.boot_id, found.seq,
-        )  # fmt: skip
+            found.table,
+            found.boot_id,
+            found.seq,
+        )
         self._call(
-            self.on_conflict, found.table, found.boot_id, found.seq, found.delivered,
+            self.on_conflict,
+            found.table,
+            found.boot_id,
+            found.seq,
+            found.delivered,
             found.arrived,
-        )  # fmt: skip
+        )
 
     def hear_bridge(self, topic: str, payload: bytes, now: float | None = None) -> None:
         """A bridge's availability: once it is `online` (again), what it may have missed
@@ -289,15 +317,23 @@ class Consumer:
         for item in out:
             if isinstance(item, Gap):
                 log.warning(
-                    "event stream: %s boot %d seq %d..%d never delivered%s", item.table,
-                    item.boot_id, item.first, item.last, " (arrived late)" if item.late else "",
-                )  # fmt: skip
+                    "event stream: %s boot %d seq %d..%d never delivered%s",
+                    item.table,
+                    item.boot_id,
+                    item.first,
+                    item.last,
+                    " (arrived late)" if item.late else "",
+                )
                 self._call(self.on_gap, item)
             elif isinstance(item, SuspectBoot):
                 log.warning(
                     "event stream: %s boot %d (from seq %d, %d events) dropped: %s",
-                    item.table, item.boot_id, item.first_seq, item.count, item.reason,
-                )  # fmt: skip
+                    item.table,
+                    item.boot_id,
+                    item.first_seq,
+                    item.count,
+                    item.reason,
+                )
                 self._call(self.on_suspect, item)
             else:
                 self._call(self.on_event, item)

@@ -99,11 +99,23 @@ class Hand:
 
 _KEYS: Final = frozenset(
     {
-        "concealed", "melds", "flowers", "winning_tile", "win", "seat_wind", "round_wind",
-        "dealer", "streak", "replacement", "last_tile", "declared", "timing", "flower_win",
+        "concealed",
+        "melds",
+        "flowers",
+        "winning_tile",
+        "win",
+        "seat_wind",
+        "round_wind",
+        "dealer",
+        "streak",
+        "replacement",
+        "last_tile",
+        "declared",
+        "timing",
+        "flower_win",
         "robbed_flower",
     }
-)  # fmt: skip
+)
 
 
 def parse_hand(data: object, rules: Rules | None = None) -> Hand:

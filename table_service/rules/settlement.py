@@ -23,9 +23,15 @@ SettleKind = Literal[
     "penalty",
 ]
 SETTLE_KINDS: Final = (
-    "discard", "self_draw", "robbing_kong", "eight_immortals", "seven_rob_one",
-    "seven_rob_one_self_draw", "false_win", "penalty",
-)  # fmt: skip
+    "discard",
+    "self_draw",
+    "robbing_kong",
+    "eight_immortals",
+    "seven_rob_one",
+    "seven_rob_one_self_draw",
+    "false_win",
+    "penalty",
+)
 _ONE_PAYER: Final = frozenset(
     {"discard", "robbing_kong", "seven_rob_one", "seven_rob_one_self_draw"}
 )

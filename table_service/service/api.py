@@ -107,11 +107,16 @@ def create_app(
         unknown = sorted({k for k in connection.query_params if k not in known})
         if unknown:
             taken = ", ".join(sorted(known)) or "none"
-            raise RequestValidationError([
-                {"loc": ("query", name), "msg": f"unknown parameter (taken: {taken})",
-                 "type": "extra_forbidden"}
-                for name in unknown
-            ])  # fmt: skip
+            raise RequestValidationError(
+                [
+                    {
+                        "loc": ("query", name),
+                        "msg": f"unknown parameter (taken: {taken})",
+                        "type": "extra_forbidden",
+                    }
+                    for name in unknown
+                ]
+            )
 
     app = FastAPI(
         title="mjtable",
@@ -154,10 +159,12 @@ def create_app(
         if refused is not None:
             return refused
         detail = [
-            {"loc": [p if isinstance(p, int) else str(p) for p in e.get("loc", ())],
-             "msg": str(e.get("msg", "")).removeprefix("Value error, ")}
+            {
+                "loc": [p if isinstance(p, int) else str(p) for p in e.get("loc", ())],
+                "msg": str(e.get("msg", "")).removeprefix("Value error, "),
+            }
             for e in exc.errors()
-        ]  # fmt: skip
+        ]
         first = detail[0] if detail else {"loc": [], "msg": "invalid"}
         where = ".".join(str(p) for p in first["loc"])
         return error(422, f"{where}: {first['msg']}", detail=detail)

@@ -155,20 +155,28 @@ class RequestGuard:
         method = scope["method"]
         if methods and method == "OPTIONS":
             allow = ", ".join(sorted(methods | {"OPTIONS"}))
-            start = {"type": "http.response.start", "status": 204,
-                     "headers": [(b"allow", allow.encode())]}  # fmt: skip
+            start = {
+                "type": "http.response.start",
+                "status": 204,
+                "headers": [(b"allow", allow.encode())],
+            }
             await send(start)
             await send({"type": "http.response.body", "body": b""})
             return
         if methods and method not in methods and not (method == "HEAD" and "GET" in methods):
             allow = ", ".join(sorted(methods | {"OPTIONS"}))
-            await answer(send, 405, f"{method} is not a method of {scope['path']} (it takes "
-                         f"{allow})", {"Allow": allow})  # fmt: skip
+            await answer(
+                send,
+                405,
+                f"{method} is not a method of {scope['path']} (it takes {allow})",
+                {"Allow": allow},
+            )
             return
         length = _header(scope, b"content-length")
         if length is not None and length.strip().isdigit() and int(length) > self.max_body:
-            await answer(send, 413, f"the body is {int(length)} bytes; at most "
-                         f"{self.max_body} are taken")  # fmt: skip
+            await answer(
+                send, 413, f"the body is {int(length)} bytes; at most {self.max_body} are taken"
+            )
             return
         if self.routing.needs_token(scope) and not has_bearer(scope):
             await answer(send, 401, "a bearer token is needed", BEARER)
@@ -199,8 +207,7 @@ class _LimitedBody:
                 if self.started:  # the app answered before it read it all: let it finish
                     return {"type": "http.disconnect"}
                 self.refused = True
-                await answer(self._send, 413, f"the body passed {self.limit} bytes, the most "
-                             "taken")  # fmt: skip
+                await answer(self._send, 413, f"the body passed {self.limit} bytes, the most taken")
                 return {"type": "http.disconnect"}
         return message
 

@@ -389,8 +389,13 @@ class Service:
             asyncio.get_running_loop().create_task(consumer.resume())
 
     def _on_gap(self, gap: Gap) -> None:
-        log.warning("table %s: events %s–%s of boot %s given up", gap.table, gap.first,
-                    gap.last, gap.boot_id)  # fmt: skip
+        log.warning(
+            "table %s: events %s–%s of boot %s given up",
+            gap.table,
+            gap.first,
+            gap.last,
+            gap.boot_id,
+        )
 
     def _on_conflict(
         self, table: str, boot_id: int, seq: int, delivered: Event, arrived: Event
@@ -707,8 +712,13 @@ class Service:
             if isinstance(record, HandRecord):
                 payload = {**record.model_dump(mode="json", by_alias=True), "revision": ruling_id}
                 self._publish(self._topics(table).service("hand"), json.dumps(payload), 1, False)
-        news = {"type": "ruling", "table": table, "ruling": ruling_id, "kind": body.get("kind"),
-                "effect": done.effect}  # fmt: skip
+        news = {
+            "type": "ruling",
+            "table": table,
+            "ruling": ruling_id,
+            "kind": body.get("kind"),
+            "effect": done.effect,
+        }
         self._publish(self._topics(table).service("ruling"), json.dumps(news), 1, False)
         self.hub.publish(table, news)
 
@@ -724,8 +734,9 @@ class Service:
         for record in self.disclosure.public(table, records, hand_over):
             payload = record.model_dump_json(by_alias=True)
             self._publish(topics.service(record.type), payload, 1, False)
-            self.hub.publish(table, {"type": record.type, "table": table,
-                                     "record": json.loads(payload)})  # fmt: skip
+            self.hub.publish(
+                table, {"type": record.type, "table": table, "record": json.loads(payload)}
+            )
         state = runner.state()
         self._publish(topics.service_state, json.dumps(state), 1, True)
         self.hub.publish(table, {"type": "state", "table": table, "state": state})
@@ -778,9 +789,14 @@ class Service:
         while True:
             try:
                 async with aiomqtt.Client(
-                    host, port, identifier=f"{self.settings.client_id}-out", username=user,
-                    password=secret, will=will, **self.settings.tls_options(),
-                ) as client:  # fmt: skip
+                    host,
+                    port,
+                    identifier=f"{self.settings.client_id}-out",
+                    username=user,
+                    password=secret,
+                    will=will,
+                    **self.settings.tls_options(),
+                ) as client:
                     self._client = client
                     self._health_said = said = self._availability()
                     await client.publish(availability, said, qos=1, retain=True)

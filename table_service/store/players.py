@@ -180,16 +180,28 @@ def _sessions_of(session: Session, seats: Select[int, int, int], profile: str) -
 # are read out of its JSON by the database (a path each), so no hand's play is decoded
 # here; the 台 items only where they are shown (a leaderboard ranks without them).
 HAND_FIGURES: Final = (
-    HandModel.id, HandModel.session_id, HandModel.seat, HandModel.payer, HandModel.dealer,
-    HandModel.result, HandModel.kind, HandModel.tai, HandModel.streak,
-)  # fmt: skip
+    HandModel.id,
+    HandModel.session_id,
+    HandModel.seat,
+    HandModel.payer,
+    HandModel.dealer,
+    HandModel.result,
+    HandModel.kind,
+    HandModel.tai,
+    HandModel.streak,
+)
 SEAT_PLAY: Final = ("ready_round", "turns", "turn_ms")
 PLAY_FIGURES: Final = (
-    HandModel.play["seconds"].as_float(), HandModel.play["go_rounds"].as_integer(),
-    HandModel.play["wait"].as_string(), HandModel.play["deal_in_round"].as_integer(),
-    *(HandModel.play[("seats", seat, key)].as_integer()
-      for seat in range(SEATS) for key in SEAT_PLAY),
-)  # fmt: skip
+    HandModel.play["seconds"].as_float(),
+    HandModel.play["go_rounds"].as_integer(),
+    HandModel.play["wait"].as_string(),
+    HandModel.play["deal_in_round"].as_integer(),
+    *(
+        HandModel.play[("seats", seat, key)].as_integer()
+        for seat in range(SEATS)
+        for key in SEAT_PLAY
+    ),
+)
 WON_LOST: Final = (
     func.sum(case((LedgerLine.amount > 0, LedgerLine.amount), else_=0)),
     func.sum(case((LedgerLine.amount < 0, LedgerLine.amount), else_=0)),
@@ -430,12 +442,17 @@ def _count_sessions(
         part.seen_at(first)
         part.seen_at(last)
     codes = (
-        select(ViolationModel.session_id, ViolationModel.seat, ViolationModel.code, func.count(),
-               *TIMES)
+        select(
+            ViolationModel.session_id,
+            ViolationModel.seat,
+            ViolationModel.code,
+            func.count(),
+            *TIMES,
+        )
         .join(Log, Log.id == ViolationModel.log_id)
         .where(ViolationModel.session_id.in_(sessions), *in_span)
         .group_by(ViolationModel.session_id, ViolationModel.seat, ViolationModel.code)
-    )  # fmt: skip
+    )
     for sid, seat, code, n, first, last in session.execute(codes):
         part = out[int(sid or 0)]  # (of `sessions`: never a violation of no session)
         part.seats[int(seat)].violations[str(code)] += int(n)
@@ -533,11 +550,20 @@ def _ratio(part: float, whole: int) -> float | None:
 
 # The figures a leaderboard ranks by, and whether less is better (a deal-in rate).
 RANKED: Final[dict[str, bool]] = {
-    "net": False, "wins": False, "win_rate": False, "self_draws": False,
-    "self_draw_rate": False, "deal_in_rate": True, "tai_per_win": False, "hands": False,
-    "dealer_wins": False, "longest_streak": False, "ready_rate": False, "ready_round": True,
+    "net": False,
+    "wins": False,
+    "win_rate": False,
+    "self_draws": False,
+    "self_draw_rate": False,
+    "deal_in_rate": True,
+    "tai_per_win": False,
+    "hands": False,
+    "dealer_wins": False,
+    "longest_streak": False,
+    "ready_rate": False,
+    "ready_round": True,
     "seconds_per_turn": True,
-}  # fmt: skip
+}
 
 
 class FiguresCache:
@@ -566,8 +592,11 @@ class FiguresCache:
         kept (counted now if its rows changed), one it cuts counted over the span."""
         with self.lock:  # one reader counts; the others find its tallies
             marks = self._marks(session, sessions)
-            stale = {sid for sid in sessions if (kept := self.kept.get(sid)) is None
-                     or kept[0] != marks.get(sid)}  # fmt: skip
+            stale = {
+                sid
+                for sid in sessions
+                if (kept := self.kept.get(sid)) is None or kept[0] != marks.get(sid)
+            }
             if stale:
                 for sid, part in _count_sessions(session, stale, None, None).items():
                     self.kept[sid] = (marks.get(sid), part)
@@ -667,22 +696,37 @@ def stats_csv(rows: list[tuple[PlayerRow, PlayerStats]]) -> str:
     """Players' figures as a spreadsheet (UTF-8 with a BOM): a row a player, a column a
     figure as the API names it; violations and waits a column per code and shape, the 台
     items won most often as `id×n` in one cell."""
-    scalar = [name for name in PlayerStats.model_fields
-              if name not in ("player_id", "violations", "wait_shapes", "top_items")]  # fmt: skip
+    scalar = [
+        name
+        for name in PlayerStats.model_fields
+        if name not in ("player_id", "violations", "wait_shapes", "top_items")
+    ]
     out = io.StringIO()
     out.write("\ufeff")
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow([
-        "player_id", "name", "nickname", "member_no", *scalar,
-        *(f"violations.{code}" for code in VIOLATION_CODES),
-        *(f"waits.{shape}" for shape in WAIT_SHAPES), "top_items",
-    ])  # fmt: skip
+    writer.writerow(
+        [
+            "player_id",
+            "name",
+            "nickname",
+            "member_no",
+            *scalar,
+            *(f"violations.{code}" for code in VIOLATION_CODES),
+            *(f"waits.{shape}" for shape in WAIT_SHAPES),
+            "top_items",
+        ]
+    )
     for player, stats in rows:
-        writer.writerow([
-            player.id, player.name, player.nickname or "", player.member_no or "",
-            *("" if (v := getattr(stats, name)) is None else v for name in scalar),
-            *(stats.violations.get(code, 0) for code in VIOLATION_CODES),
-            *(stats.wait_shapes.get(shape, 0) for shape in WAIT_SHAPES),
-            " ".join(f"{item.id}×{item.wins}" for item in stats.top_items),
-        ])  # fmt: skip
+        writer.writerow(
+            [
+                player.id,
+                player.name,
+                player.nickname or "",
+                player.member_no or "",
+                *("" if (v := getattr(stats, name)) is None else v for name in scalar),
+                *(stats.violations.get(code, 0) for code in VIOLATION_CODES),
+                *(stats.wait_shapes.get(shape, 0) for shape in WAIT_SHAPES),
+                " ".join(f"{item.id}×{item.wins}" for item in stats.top_items),
+            ]
+        )
     return out.getvalue()

@@ -93,14 +93,17 @@ class Projector:
         # a session's players never change: one lookup per session, not one per hand
         self.players: dict[int, list[str]] = {}
         self.pending: dict[type[Base], list[dict[str, Any]]] = {
-            ViolationModel: [], FaultModel: [], LedgerLine: []
-        }  # fmt: skip
+            ViolationModel: [],
+            FaultModel: [],
+            LedgerLine: [],
+        }
         self.hands: list[tuple[dict[str, Any], list[dict[str, Any]]]] = []  # row, its lines
         # a re-derivation's rows keep the ids their earlier selves had (links to a hand, a
         # verdict on a violation's id), found by what they are: see `keep_ids`
         self.kept: dict[type[Base], dict[tuple[Any, ...], list[int]]] = {
-            HandModel: {}, ViolationModel: {}
-        }  # fmt: skip
+            HandModel: {},
+            ViolationModel: {},
+        }
 
     @property
     def waiting(self) -> int:
@@ -138,11 +141,17 @@ class Projector:
                 raise InvalidEntry("an entry of kind 'event' needs its event")
             if event.table != self.table:
                 raise InvalidEntry(f"event of table {event.table!r} appended to {self.table!r}")
-            rows.append({
-                "table": self.table, "kind": "event", "boot_id": event.boot_id,
-                "seq": event.seq, "ts": event.ts, "body": event.body.model_dump(mode="json"),
-                "session_id": self._session_of(item),
-            })  # fmt: skip
+            rows.append(
+                {
+                    "table": self.table,
+                    "kind": "event",
+                    "boot_id": event.boot_id,
+                    "seq": event.seq,
+                    "ts": event.ts,
+                    "body": event.body.model_dump(mode="json"),
+                    "session_id": self._session_of(item),
+                }
+            )
         insert_ids = insert(Log).returning(Log.id, sort_by_parameter_order=True)
         log_ids = list(self.session.scalars(insert_ids, rows))
         for item, log_id, row in zip(run, log_ids, rows, strict=True):
@@ -306,11 +315,18 @@ class Projector:
             return
         players = self._players(session_id)
         self.pending[LedgerLine] += [
-            {"session_id": session_id, "table": self.table, "log_id": log_id,
-             "hand_id": None, "correction_id": ruling_id, "seat": seat,
-             "player": players[seat], "amount": amount}
+            {
+                "session_id": session_id,
+                "table": self.table,
+                "log_id": log_id,
+                "hand_id": None,
+                "correction_id": ruling_id,
+                "seat": seat,
+                "player": players[seat],
+                "amount": amount,
+            }
             for seat, amount in lines
-        ]  # fmt: skip
+        ]
 
     def record(self, log_id: int, session_id: int | None, record: object) -> None:
         if not isinstance(record, HandRecord | Violation | Fault):
@@ -338,24 +354,40 @@ class Projector:
             raise InvalidEntry(f"hand {record.hand}: net {record.net} is not 4 sums to 0")
         data = record.model_dump(mode="json", by_alias=True)
         hand = common | {
-            "hand_no": record.hand, "round_wind": record.round_wind,
-            "dealer": record.dealer, "streak": record.streak, "result": record.result,
-            "kind": record.kind, "seat": record.seat, "payer": record.payer,
-            "tai": record.tai, "dealer_tai": record.dealer_tai,
-            "winning_tile": record.winning_tile, "items": data["items"],
-            "codes": data["codes"], "net": data["net"], "payments": data["payments"],
-            "next": data["next"], "play": data["play"],
-        }  # fmt: skip
+            "hand_no": record.hand,
+            "round_wind": record.round_wind,
+            "dealer": record.dealer,
+            "streak": record.streak,
+            "result": record.result,
+            "kind": record.kind,
+            "seat": record.seat,
+            "payer": record.payer,
+            "tai": record.tai,
+            "dealer_tai": record.dealer_tai,
+            "winning_tile": record.winning_tile,
+            "items": data["items"],
+            "codes": data["codes"],
+            "net": data["net"],
+            "payments": data["payments"],
+            "next": data["next"],
+            "play": data["play"],
+        }
         session_id = common["session_id"]
         lines: list[dict[str, Any]] = []
         if session_id is not None:  # no session, no players: nobody's money moves
             players = self._players(session_id)
             lines = [
-                {"session_id": session_id, "table": self.table, "log_id": common["log_id"],
-                 "correction_id": None, "seat": seat, "player": players[seat],
-                 "amount": amount}
+                {
+                    "session_id": session_id,
+                    "table": self.table,
+                    "log_id": common["log_id"],
+                    "correction_id": None,
+                    "seat": seat,
+                    "player": players[seat],
+                    "amount": amount,
+                }
                 for seat, amount in enumerate(record.net)
-            ]  # fmt: skip
+            ]
         self.hands.append((hand, lines))
 
     def keep_ids(self, start: int) -> None:
@@ -364,9 +396,12 @@ class Projector:
         code) come back under the id they had."""
         hands = select(HandModel.session_id, HandModel.hand_no, HandModel.id)
         violations = select(
-            ViolationModel.boot_id, ViolationModel.seq, ViolationModel.seat,
-            ViolationModel.code, ViolationModel.id,
-        )  # fmt: skip
+            ViolationModel.boot_id,
+            ViolationModel.seq,
+            ViolationModel.seat,
+            ViolationModel.code,
+            ViolationModel.id,
+        )
         for model, query in ((HandModel, hands), (ViolationModel, violations)):
             kept = self.kept[model]
             where = (model.table == self.table, model.log_id >= start)
@@ -456,9 +491,15 @@ def _ledger_lines(value: object) -> list[tuple[int, int]]:
 # A log row's columns as the fold reads them: the body as its stored JSON text, so a
 # body seen before is known by its text without being parsed again.
 LOG_COLUMNS: Final = (
-    Log.id, Log.table, Log.kind, Log.boot_id, Log.seq, Log.ts,
-    cast(Log.body, Text).label("body_text"), Log.session_id,
-)  # fmt: skip
+    Log.id,
+    Log.table,
+    Log.kind,
+    Log.boot_id,
+    Log.seq,
+    Log.ts,
+    cast(Log.body, Text).label("body_text"),
+    Log.session_id,
+)
 # The kinds that make nine in ten of a log's events (a draw, a discard, the reserve
 # count): a few plain fields, so the same bodies recur all evening.
 SHARED_BODIES: Final = frozenset({"tile_drawn", "tile_discarded", "tiles_left"})
@@ -507,8 +548,18 @@ def stored_event(table: str, boot_id: int, seq: int, ts: float, body: Any) -> Ev
     stored: built as `Event.model_construct` builds it, without its per-call bookkeeping
     (a third of the cost of reading a log row; tests/store pin the two as equal)."""
     event = _new_event(Event)
-    _set(event, "__dict__", {"schema_version": SCHEMA_VERSION, "table": table,
-                             "boot_id": boot_id, "seq": seq, "ts": ts, "body": body})  # fmt: skip
+    _set(
+        event,
+        "__dict__",
+        {
+            "schema_version": SCHEMA_VERSION,
+            "table": table,
+            "boot_id": boot_id,
+            "seq": seq,
+            "ts": ts,
+            "body": body,
+        },
+    )
     _set(event, "__pydantic_fields_set__", set(_EVENT_FIELDS))
     _set(event, "__pydantic_extra__", None)
     _set(event, "__pydantic_private__", None)
@@ -669,9 +720,10 @@ def _rederive(session: Session, writer: Projector, start: int) -> Rederived:
         writer.snapshot(dump_snapshot(mirror), last)
     hands_after = _hand_results(session, table, start)
     revised = sorted(
-        key for key in hands_before.keys() | hands_after.keys()
+        key
+        for key in hands_before.keys() | hands_after.keys()
         if hands_before.get(key) != hands_after.get(key)
-    )  # fmt: skip
+    )
     after_money = _money(session, table, start)
     effect = {
         "from_log_id": start,
@@ -717,9 +769,13 @@ def _money(session: Session, table: str, start: int) -> dict[int, list[int]]:
 def _hand_results(session: Session, table: str, start: int) -> dict[tuple[int, int], Any]:
     """(session, hand number) → what the hand was, for the hands from `start` on."""
     query = select(
-        HandModel.session_id, HandModel.hand_no, HandModel.result, HandModel.seat,
-        HandModel.tai, HandModel.net,
-    ).where(HandModel.table == table, HandModel.log_id >= start)  # fmt: skip
+        HandModel.session_id,
+        HandModel.hand_no,
+        HandModel.result,
+        HandModel.seat,
+        HandModel.tai,
+        HandModel.net,
+    ).where(HandModel.table == table, HandModel.log_id >= start)
     return {
         (sid or 0, no): (result, seat, tai, list(net))
         for sid, no, result, seat, tai, net in session.execute(query)

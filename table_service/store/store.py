@@ -600,9 +600,12 @@ class Store:
     ) -> ViolationRow | None:
         """A violation by what it is (a ruling re-derives the rows, and their ids change)."""
         return self._one_violation(
-            ViolationModel.table == table, ViolationModel.boot_id == boot_id,
-            ViolationModel.seq == seq, ViolationModel.seat == seat, ViolationModel.code == code,
-        )  # fmt: skip
+            ViolationModel.table == table,
+            ViolationModel.boot_id == boot_id,
+            ViolationModel.seq == seq,
+            ViolationModel.seat == seat,
+            ViolationModel.code == code,
+        )
 
     def _one_violation(self, *where: Any) -> ViolationRow | None:
         query = (
@@ -888,9 +891,13 @@ def _session_row(session: Session, row: SessionModel) -> SessionRow:
     for seat, player_id in session.execute(seats):
         ids[seat] = player_id
     return SessionRow.model_validate(
-        {**columns, "player_ids": ids, "profile_label": profile.label,
-         "rules": profile.to_mapping()}
-    )  # fmt: skip
+        {
+            **columns,
+            "player_ids": ids,
+            "profile_label": profile.label,
+            "rules": profile.to_mapping(),
+        }
+    )
 
 
 _Q = TypeVar("_Q", bound="Select[*tuple[Any, ...]]")
@@ -1071,7 +1078,18 @@ def _correction_info(c: CorrectionModel, when: str, name: Callable[[object], str
     wind = WINDS[wind] if type(wind) is int and 0 <= wind < len(WINDS) else ""
     note = str(body.get("reason") or body.get("note") or "")
     if c.kind == "deal":
-        return ["", when, wind, name(body.get("dealer")), body.get("streak", ""),
-                "correction", "deal", "", "", "", note]  # fmt: skip
+        return [
+            "",
+            when,
+            wind,
+            name(body.get("dealer")),
+            body.get("streak", ""),
+            "correction",
+            "deal",
+            "",
+            "",
+            "",
+            note,
+        ]
     tai = body.get("tai", "") if c.kind == "penalty" else ""
     return ["", when, "", "", "", "correction", c.kind, name(body.get("seat")), "", tai, note]

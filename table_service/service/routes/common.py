@@ -152,9 +152,10 @@ async def authorize(
     wait = limiter.retry_after(client)
     if wait is not None:
         raise HTTPException(
-            429, f"too many unknown tokens from {client}; try again in {wait} s",
+            429,
+            f"too many unknown tokens from {client}; try again in {wait} s",
             {"Retry-After": str(wait)},
-        )  # fmt: skip
+        )
     token = await asyncio.to_thread(request.app.state.store.token_for, credentials.credentials)
     if token is None:
         limiter.failed(client)

@@ -55,10 +55,13 @@ Preset = Annotated[str, Field(json_schema_extra={"enum": list(PRESETS)})]
 def _tai_schema() -> dict[str, Any]:
     """[tai]'s schema, from the profile's own table of §4 items and their ranges."""
     items = {
-        i: {"type": "integer", "minimum": -MAX_TAI if negative_item(i) else 0,
-            "maximum": 0 if negative_item(i) else MAX_TAI}
+        i: {
+            "type": "integer",
+            "minimum": -MAX_TAI if negative_item(i) else 0,
+            "maximum": 0 if negative_item(i) else MAX_TAI,
+        }
         for i in TAI_IDS
-    }  # fmt: skip
+    }
     return {"type": "object", "properties": items, "additionalProperties": False}
 
 
@@ -141,9 +144,15 @@ class SessionBody(_Body):
         is); the 起莊位 is the table's now (a 將's, changed only by a 定莊 roll)."""
         given = {k: v for k, v in self.model_dump().items() if v is not None}
         return SessionStart.model_validate(
-            {"start_seat": start_seat, "dealer": None, "streak": None, "round_wind": None,
-             **given, "table": table}
-        )  # fmt: skip
+            {
+                "start_seat": start_seat,
+                "dealer": None,
+                "streak": None,
+                "round_wind": None,
+                **given,
+                "table": table,
+            }
+        )
 
 
 class PlayerBody(_Body):
@@ -255,13 +264,23 @@ class LogEntry(BaseModel):
     def of(cls, entry: Entry) -> LogEntry:
         event = entry.event
         if event is None:
-            return cls(log_id=entry.log_id, kind=entry.kind, boot_id=None, seq=None, ts=None,
-                       body=entry.body or {})  # fmt: skip
+            return cls(
+                log_id=entry.log_id,
+                kind=entry.kind,
+                boot_id=None,
+                seq=None,
+                ts=None,
+                body=entry.body or {},
+            )
         return cls(
-            log_id=entry.log_id, kind=entry.kind, boot_id=event.boot_id, seq=event.seq,
-            ts=event.ts, body=event.body.model_dump(mode="json"),
+            log_id=entry.log_id,
+            kind=entry.kind,
+            boot_id=event.boot_id,
+            seq=event.seq,
+            ts=event.ts,
+            body=event.body.model_dump(mode="json"),
             ruled=entry.ruled,
-        )  # fmt: skip
+        )
 
 
 class SessionDetail(BaseModel):

@@ -131,10 +131,14 @@ def router(backend: Backend) -> APIRouter:
             raise HTTPException(404, f"no violation {violation_id}")
         decision = next(d for d, status in VERDICT_STATUS.items() if status == body.decision)
         verdict = {
-            "kind": "verdict", "boot_id": found.boot_id, "seq": found.seq, "seat": found.seat,
-            "code": found.code, "decision": decision,
+            "kind": "verdict",
+            "boot_id": found.boot_id,
+            "seq": found.seq,
+            "seat": found.seat,
+            "code": found.code,
+            "decision": decision,
             "reason": body.note or f"{body.decision} by the referee",
-        }  # fmt: skip
+        }
         await rule(found.table, verdict, token.id)
         key = (found.table, found.boot_id, found.seq, found.seat, found.code)
         now = await db(store.violation_at, *key)  # its row, derived again or not
