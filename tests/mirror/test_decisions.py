@@ -444,6 +444,31 @@ def test_d6_human_win_after_an_earthly_ready() -> None:
     assert not {"earthly_win", "earthly_ready", "concealed"} & items(t)
 
 
+def test_d6_an_exposed_kongs_replacement_after_an_earthly_ready_is_no_human_win() -> None:
+    """Seat 1 declares 地聽 with its first discard (ready on 3p or 8s), makes a 碰槓 of
+    seat 2's 6p and draws its 3p as the replacement. 禁制 2: a 碰槓's replacement cannot win
+    by self-draw, so its 胡 is a 詐胡 on the 牌面 the hand would score (§3). A 明槓 leaves
+    the hand not concealed, and 地聽 is a concealed hand's declaration (§4), so the 牌面
+    is 自摸 1 + 槓上開花 1 (I4), with no 地聽 or 人胡: seat 1 pays each other seat
+    底 100 + 2 × 20, and the dealer its dealer 台 1 on top."""
+    t = Script(quiet({1: "2m 3m 4m 6m 7m 8m 2s 3s 4s 6p 6p 6p 3p 3p 8s 8s"}))
+    t.discard(0, "2m")
+    t.draw(1, "E")
+    t.button(1, "ready")
+    t.discard(1, "E")
+    assert t.seat_state(1)["declared"] == "earthly_ready"
+    t.cycle(2, "6p")
+    t.kong(1, "6p", "exposed", from_seat=2)
+    t.replacement(1, "3p")
+    seq = t.seq + 1  # the 胡 button
+    t.win(1)
+    assert t.violations() == [(seq, 1, "restriction_2")]
+    hand = t.hand()
+    assert (hand.result, hand.seat, hand.codes) == ("false_win", 1, ["restriction_2"])
+    assert (hand.tai, items(t)) == (2, {"self_draw", "kong_bloom"})
+    assert hand.net == [160, -440, 140, 140]
+
+
 # --- D7: declarations ----------------------------------------------------------------
 
 
