@@ -30,6 +30,7 @@ import aiomqtt  # noqa: E402
 
 from firmware_bridge.protocol import FrameDecoder, encode_frame, from_frame, to_frame  # noqa: E402
 from firmware_bridge.protocol import catalogue as c  # noqa: E402
+from mjtable.commands.bench_cells import Row, msec, rate, times  # noqa: E402
 from table_sim.broker import OwnedBroker  # noqa: E402
 from table_sim.controller import PtyController  # noqa: E402
 
@@ -54,7 +55,10 @@ def bench_codec(n: int = 200_000) -> dict[str, float]:
     return out
 
 
-def link_limit(wire_bytes: int) -> float:
+BAUD_LIMIT_NOTE = "115,200-baud link"  # what the rows compare a rate with
+
+
+def link_limit(wire_bytes: float) -> float:
     return BAUD / BITS_PER_BYTE / wire_bytes
 
 
@@ -137,6 +141,60 @@ def measure_bridge(
     finally:
         if broker is not None:
             broker.stop()
+
+
+# --- its rows in `mjtable bench`'s table ------------------------------------------------
+
+
+def codec_rows(f: dict[str, Any]) -> list[Row]:
+    limit = link_limit(f["tile_drawn_wire_bytes"])
+    return [
+        (
+            f"codec: TILE_DRAWN encode + decode ({f['tile_drawn_wire_bytes']:.0f} bytes)",
+            rate(f["tile_drawn"]),
+            "frames/s",
+            f"{times(f['tile_drawn'] / limit)} the {BAUD_LIMIT_NOTE} ({rate(limit)}/s)",
+        ),
+        (
+            f"codec: HAND_REVEALED, 17 tiles ({f['hand_revealed_17_wire_bytes']:.0f} bytes)",
+            rate(f["hand_revealed_17"]),
+            "frames/s",
+            "",
+        ),
+    ]
+
+
+def tile_drawn_bytes() -> int:
+    """TILE_DRAWN's size on the wire: the event the bridge bench sends."""
+    from firmware_bridge.protocol import catalogue, encode_frame, to_frame
+
+    return len(encode_frame(to_frame(catalogue.TileDrawn(2, 37, catalogue.End.FRONT), 1, 0)))
+
+
+def summary_rows(f: dict[str, Any]) -> list[Row]:
+    limit = link_limit(tile_drawn_bytes())
+    rows: list[Row] = []
+    for sync in ("full", "normal"):
+        r = f[sync]
+        rows.append(
+            (
+                f"bridge: serial in → MQTT out at 100 events/s, outbox `{sync}`, p50 / p99",
+                f"{msec(r['latency_p50_ms'])} / {msec(r['latency_p99_ms'])}",
+                "ms",
+                f"max {msec(r['latency_max_ms'])} ms",
+            )
+        )
+    for sync in ("full", "normal"):
+        r = f[sync]
+        rows.append(
+            (
+                f"bridge: sustained through one bridge process, outbox `{sync}`",
+                rate(r["sustained_events_per_s"]),
+                "events/s",
+                f"{times(r['sustained_events_per_s'] / limit)} the {BAUD_LIMIT_NOTE}",
+            )
+        )
+    return rows
 
 
 def main() -> None:

@@ -19,8 +19,10 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from firmware_bridge.messages import Event
+from mjtable.commands import bench_cells as cells
 from table_service.mirror.mirror import TableMirror
 from table_sim.recording import record_game
 from table_sim.violations import Violations
@@ -88,6 +90,34 @@ def measure(hands: int = 1000, seed: int = 1, violations: float = 0.02) -> dict[
     }
 
 
+# --- its rows in `mjtable bench`'s table ------------------------------------------------
+
+
+def summary_rows(f: dict[str, Any]) -> list[cells.Row]:
+    aim, aim_replay = f["aim_in_process"], f["aim_replay"]
+    size = f"{f['hands']:,} hands, {f['events']:,} events"
+    return [
+        (
+            f"mirror: events judged, parsed events ({size})",
+            cells.rate(f["mirror_events_per_s"]),
+            "events/s",
+            f"{cells.times(f['mirror_events_per_s'] / aim)} aim {cells.rate(aim)}",
+        ),
+        (
+            "mirror: JSON line → `Event` → mirror",
+            cells.rate(f["json_mirror_events_per_s"]),
+            "events/s",
+            f"{cells.times(f['json_mirror_events_per_s'] / aim)} aim {cells.rate(aim)}",
+        ),
+        (
+            "replay: `mjtable replay FILE`, whole process",
+            cells.rate(f["replay_events_per_s"]),
+            "events/s",
+            f"{cells.times(f['replay_events_per_s'] / aim_replay)} aim {cells.rate(aim_replay)}",
+        ),
+    ]
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--hands", type=int, default=1000)
@@ -104,8 +134,8 @@ def main() -> int:
         ("`mjtable replay` whole process", f["replay_events_per_s"], AIM_REPLAY),
     ]
     print(f"{'path':34} {'events/s':>10} {'aim':>8} {'ratio':>6}")
-    for name, rate, aim in rows:
-        print(f"{name:34} {rate:>10,.0f} {aim:>8,} {rate / aim:>5.1f}×")
+    for name, cells.rate, aim in rows:
+        print(f"{name:34} {cells.rate:>10,.0f} {aim:>8,} {cells.rate / aim:>5.1f}×")
     club = 500  # events/s of a 50-table club
     print(f"one core judges {parsed / club:,.0f}× a 50-table club's live stream")
     return 0

@@ -44,6 +44,7 @@ from mahjong.hand_calculating.hand_config import HandConfig
 from mahjong.meld import Meld as MjMeld
 from mahjong.tile import TilesConverter
 
+from mjtable.commands import bench_cells as cells
 from table_service.rules import Hand, is_complete, parse_hand, score, score_json, wait_kinds
 from table_service.rules.tiles import FIRST_HONOUR, N_KINDS, WIND_CODES, kind_code
 
@@ -548,6 +549,46 @@ def measure(
     return f
 
 
+# --- its rows in `mjtable bench`'s table ------------------------------------------------
+
+
+def summary_rows(f: dict[str, Any]) -> list[cells.Row]:
+    mj_score, mj_waits = f["mahjong_score_hands_per_s"], f["mahjong_waits_per_s"]
+    mj_mixed = f["mahjong_waits_mixed_per_s"]
+    return [
+        (
+            "scoring: winning hands, `score(Hand)` (17 tiles)",
+            cells.rate(f["score_api_hands_per_s"]),
+            "hands/s",
+            f"{cells.times(f['score_ratio'])} `mahjong` ({cells.rate(mj_score)}/s)",
+        ),
+        (
+            "scoring: parse + score + JSON, `score_json`",
+            cells.rate(f["score_json_hands_per_s"]),
+            "hands/s",
+            f"{cells.times(f['score_json_ratio'])} `mahjong`",
+        ),
+        (
+            f"scoring: `mjtable score --jsonl`, {f['cli_hands']:,} hands, whole process",
+            cells.rate(f["score_cli_hands_per_s"]),
+            "hands/s",
+            f"startup {f['cli_startup_s'] * 1000:,.0f} ms",
+        ),
+        (
+            "waits: wait sets of ready hands, `wait_kinds` (16 tiles)",
+            cells.rate(f["waits_ready_per_s"]),
+            "hands/s",
+            f"{cells.times(f['waits_ratio'])} `mahjong` 34 × is_agari ({cells.rate(mj_waits)}/s)",
+        ),
+        (
+            "waits: half ready, half not",
+            cells.rate(f["waits_per_s"]),
+            "hands/s",
+            f"{cells.times(f['waits_mixed_ratio'])} `mahjong` ({cells.rate(mj_mixed)}/s)",
+        ),
+    ]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=2.0, help="timing per figure (2)")
@@ -580,19 +621,39 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"mahjong winning hands: {mj_no_yaku} of {pool_n:,} without a yaku (timed anyway)")
     print()
     table: list[tuple[str, str, str | None, bool]] = [
-        ("score(Hand), 17 tiles | estimate_hand_value", "score_api_hands_per_s",
-         "mahjong_score_hands_per_s", True),
-        ("score_json(dict): parse+score+JSON", "score_json_hands_per_s",
-         "mahjong_score_hands_per_s", False),
-        (f"CLI score --jsonl, {args.cli_hands:,} hands, whole run", "score_cli_hands_per_s",
-         None, False),
+        (
+            "score(Hand), 17 tiles | estimate_hand_value",
+            "score_api_hands_per_s",
+            "mahjong_score_hands_per_s",
+            True,
+        ),
+        (
+            "score_json(dict): parse+score+JSON",
+            "score_json_hands_per_s",
+            "mahjong_score_hands_per_s",
+            False,
+        ),
+        (
+            f"CLI score --jsonl, {args.cli_hands:,} hands, whole run",
+            "score_cli_hands_per_s",
+            None,
+            False,
+        ),
         ("CLI score --jsonl, minus startup", "score_cli_steady_hands_per_s", None, False),
-        ("wait_kinds, 16 ready | 34 x is_agari, 13", "waits_ready_per_s",
-         "mahjong_waits_per_s", True),
-        ("wait_kinds, 16 not ready | 13 not tenpai", "waits_nonready_per_s",
-         "mahjong_waits_nonready_per_s", False),
+        (
+            "wait_kinds, 16 ready | 34 x is_agari, 13",
+            "waits_ready_per_s",
+            "mahjong_waits_per_s",
+            True,
+        ),
+        (
+            "wait_kinds, 16 not ready | 13 not tenpai",
+            "waits_nonready_per_s",
+            "mahjong_waits_nonready_per_s",
+            False,
+        ),
         ("wait_kinds, 50/50 mix | 50/50 mix", "waits_per_s", "mahjong_waits_mixed_per_s", False),
-    ]  # fmt: skip
+    ]
     print(f"  {'figure':<44}{'mjtable':>14}{'mahjong':>14}{'ratio':>9}")
     for label, ours, theirs, target in table:
         print(row(label, f[ours], f[theirs] if theirs else None, target))

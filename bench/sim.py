@@ -42,6 +42,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from mjtable.commands.bench_cells import Row, rate, verdict  # noqa: E402
 from table_sim.session import TableSim  # noqa: E402
 from table_sim.soak import SoakConfig, ensure_open_files, run_soak  # noqa: E402
 
@@ -218,6 +219,28 @@ def measure(
         "runs": runs,
         "ok": all(run["loop"]["ok"] for run in runs),
     }
+
+
+# --- its rows in `mjtable bench`'s table ------------------------------------------------
+
+
+def summary_rows(f: dict[str, Any]) -> list[Row]:
+    rows: list[Row] = []
+    for run in f["runs"]:
+        loop = run["loop"]
+        tables = f"{run['tables']} table{'s' if run['tables'] > 1 else ''}"
+        rows.append(
+            (
+                f"whole loop, {tables}: sim → pty → bridge → MQTT → far end ({loop['hands']} hands,"
+                f" {loop['events']:,} events)",
+                rate(loop["events_per_s"] or 0),
+                "events/s",
+                f"loop/game {run['loop_over_game']:.2f}; lost/dup/changed"
+                f" {loop['events_lost']}/{loop['duplicates_delivered']}/{loop['mismatches']}:"
+                f" {verdict(loop['ok'])}",
+            )
+        )
+    return rows
 
 
 def main() -> None:

@@ -52,3 +52,12 @@ def test_missing_bench_folder_exits_2(
     monkeypatch.setattr(bench, "BENCH_DIR", tmp_path / "bench")  # as in a wheel install
     assert main(["bench", "--only", "codec"]) == 2
     assert "run from a checkout" in capfd.readouterr().err
+
+
+def test_every_bench_makes_its_own_rows() -> None:
+    """Each job's rows come from its own module (bench/<name>.py), not the command."""
+    from mjtable.commands import bench
+
+    for job in bench.jobs(quick=True, mqtt=None, db=None):
+        module = bench.load_bench(job.module) if job.module else bench
+        assert callable(getattr(module, job.rows, None)), (job.key, job.rows)

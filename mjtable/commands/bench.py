@@ -32,14 +32,11 @@ from types import ModuleType
 from typing import Any
 
 import mjtable
+from mjtable.commands.bench_cells import Row, verdict
 
 BENCH_DIR = Path(mjtable.__file__).resolve().parent.parent / "bench"
 BENCHES = ("scoring", "codec", "bridge", "mirror", "sim", "service", "hardening", "soak")
 EXIT_USAGE = 2
-CLUB_RATE = 500  # events/s of a 50-table club: the rate the service's latency is read at
-P99_AIM_MS = 50.0
-BUSY_NOTE = 30  # % of a core taken by other programs that the service's rows mention
-BAUD_LIMIT_NOTE = "115,200-baud link"
 
 
 @dataclass(frozen=True)
@@ -51,6 +48,7 @@ class Job:
     module: str  # bench/<module>.py, or "" for a function of this module
     function: str
     kwargs: dict[str, Any] = field(default_factory=dict)
+    rows: str = "summary_rows"  # the module's function that makes its table rows
 
 
 def jobs(quick: bool, mqtt: str | None, db: str | None) -> list[Job]:
@@ -75,7 +73,8 @@ def jobs(quick: bool, mqtt: str | None, db: str | None) -> list[Job]:
     return [
         Job("scoring", "scoring", "scoring", "measure",
             {"seconds": 0.3, "pool": 500, "cli_hands": 5000} if q else {}),
-        Job("codec", "codec", "bridge", "bench_codec", {"n": 20_000 if q else 200_000}),
+        Job("codec", "codec", "bridge", "bench_codec", {"n": 20_000 if q else 200_000},
+            "codec_rows"),
         Job("bridge", "bridge", "bridge", "measure_bridge",
             {"mqtt": bridge_broker, **bridge}),
         Job("mirror", "mirror", "mirror", "measure", {"hands": 100} if q else {}),
@@ -88,7 +87,7 @@ def jobs(quick: bool, mqtt: str | None, db: str | None) -> list[Job]:
         Job("hardening", "hardening", "hardening", "measure",
             {**hardening, **broker, **service_db}),
         Job("soak", "soak", "", "soak",
-            {"hands": 10 if q else 50, "tables": 2 if q else 5, "mqtt": mqtt}),
+            {"hands": 10 if q else 50, "tables": 2 if q else 5, "mqtt": mqtt}, "soak_rows"),
     ]  # fmt: skip
 
 
@@ -163,7 +162,7 @@ def run(args: argparse.Namespace) -> int:
             say(f"bench {job.key}: BROKE after {seconds[job.key]:.0f} s: {error}")
     total = round(time.monotonic() - began, 1)
     machine["load_average_end"] = round(os.getloadavg()[0], 2)
-    rows = table_rows(figures, errors)
+    rows = table_rows(todo, figures, errors)
     out = sys.stdout
     if args.markdown:
         out.write(markdown(machine, rows, args.quick, total))
@@ -311,170 +310,17 @@ def machine_line(m: dict[str, Any]) -> str:
 
 # --- the table ----------------------------------------------------------------------------
 
-Row = tuple[str, str, str, str]  # figure, value, unit, ratio or aim
 
-
-def rate(value: float) -> str:
-    return f"{value:,.0f}"
-
-
-def msec(value: float | None) -> str:
-    if value is None:
-        return "—"
-    if value == float("inf"):
-        return "∞"
-    return f"{value:.1f}" if value < 100 else f"{value:,.0f}"
-
-
-def times(ratio: float) -> str:
-    return f"{ratio:.2f}×" if ratio < 10 else f"{ratio:.0f}×"
-
-
-def verdict(ok: bool) -> str:
-    return "ok" if ok else "FAIL"
-
-
-def table_rows(figures: dict[str, Any], errors: dict[str, str]) -> list[Row]:
-    """Every figure of the benches that ran, in the order of BENCHES."""
+def table_rows(done: list[Job], figures: dict[str, Any], errors: dict[str, str]) -> list[Row]:
+    """Every figure of the benches that ran, each bench's rows made by its own module."""
     rows: list[Row] = []
-    makers: dict[str, Callable[[Any], list[Row]]] = {
-        "scoring": scoring_rows, "codec": codec_rows, "bridge": bridge_rows,
-        "mirror": mirror_rows, "sim": sim_rows, "service_1": service_rows,
-        "service_50": service_rows, "hardening": hardening_rows, "soak": soak_rows,
-    }  # fmt: skip
-    for key, make in makers.items():
-        if key in figures:
-            rows += make(figures[key])
-        elif key in errors:
-            rows.append((f"{key}: did not run", "—", "", errors[key][:120]))
+    for job in done:
+        if job.key in figures:
+            module = load_bench(job.module) if job.module else sys.modules[__name__]
+            rows += getattr(module, job.rows)(figures[job.key])
+        elif job.key in errors:
+            rows.append((f"{job.key}: did not run", "—", "", errors[job.key][:120]))
     return rows
-
-
-def scoring_rows(f: dict[str, Any]) -> list[Row]:
-    mj_score, mj_waits = f["mahjong_score_hands_per_s"], f["mahjong_waits_per_s"]
-    mj_mixed = f["mahjong_waits_mixed_per_s"]
-    return [
-        ("scoring: winning hands, `score(Hand)` (17 tiles)", rate(f["score_api_hands_per_s"]),
-         "hands/s", f"{times(f['score_ratio'])} `mahjong` ({rate(mj_score)}/s)"),
-        ("scoring: parse + score + JSON, `score_json`", rate(f["score_json_hands_per_s"]),
-         "hands/s", f"{times(f['score_json_ratio'])} `mahjong`"),
-        (f"scoring: `mjtable score --jsonl`, {f['cli_hands']:,} hands, whole process",
-         rate(f["score_cli_hands_per_s"]), "hands/s",
-         f"startup {f['cli_startup_s'] * 1000:,.0f} ms"),
-        ("waits: wait sets of ready hands, `wait_kinds` (16 tiles)", rate(f["waits_ready_per_s"]),
-         "hands/s", f"{times(f['waits_ratio'])} `mahjong` 34 × is_agari ({rate(mj_waits)}/s)"),
-        ("waits: half ready, half not", rate(f["waits_per_s"]), "hands/s",
-         f"{times(f['waits_mixed_ratio'])} `mahjong` ({rate(mj_mixed)}/s)"),
-    ]  # fmt: skip
-
-
-def link_limit(wire_bytes: float) -> float:
-    return 115_200 / 10 / wire_bytes  # 8N1: 10 bits a byte
-
-
-def codec_rows(f: dict[str, Any]) -> list[Row]:
-    limit = link_limit(f["tile_drawn_wire_bytes"])
-    return [
-        (f"codec: TILE_DRAWN encode + decode ({f['tile_drawn_wire_bytes']:.0f} bytes)",
-         rate(f["tile_drawn"]), "frames/s",
-         f"{times(f['tile_drawn'] / limit)} the {BAUD_LIMIT_NOTE} ({rate(limit)}/s)"),
-        (f"codec: HAND_REVEALED, 17 tiles ({f['hand_revealed_17_wire_bytes']:.0f} bytes)",
-         rate(f["hand_revealed_17"]), "frames/s", ""),
-    ]  # fmt: skip
-
-
-def tile_drawn_bytes() -> int:
-    """TILE_DRAWN's size on the wire: the event the bridge bench sends."""
-    from firmware_bridge.protocol import catalogue, encode_frame, to_frame
-
-    return len(encode_frame(to_frame(catalogue.TileDrawn(2, 37, catalogue.End.FRONT), 1, 0)))
-
-
-def bridge_rows(f: dict[str, Any]) -> list[Row]:
-    limit = link_limit(tile_drawn_bytes())
-    rows: list[Row] = []
-    for sync in ("full", "normal"):
-        r = f[sync]
-        rows.append((
-            f"bridge: serial in → MQTT out at 100 events/s, outbox `{sync}`, p50 / p99",
-            f"{msec(r['latency_p50_ms'])} / {msec(r['latency_p99_ms'])}", "ms",
-            f"max {msec(r['latency_max_ms'])} ms",
-        ))  # fmt: skip
-    for sync in ("full", "normal"):
-        r = f[sync]
-        rows.append((
-            f"bridge: sustained through one bridge process, outbox `{sync}`",
-            rate(r["sustained_events_per_s"]), "events/s",
-            f"{times(r['sustained_events_per_s'] / limit)} the {BAUD_LIMIT_NOTE}",
-        ))  # fmt: skip
-    return rows
-
-
-def mirror_rows(f: dict[str, Any]) -> list[Row]:
-    aim, aim_replay = f["aim_in_process"], f["aim_replay"]
-    size = f"{f['hands']:,} hands, {f['events']:,} events"
-    return [
-        (f"mirror: events judged, parsed events ({size})", rate(f["mirror_events_per_s"]),
-         "events/s", f"{times(f['mirror_events_per_s'] / aim)} aim {rate(aim)}"),
-        ("mirror: JSON line → `Event` → mirror", rate(f["json_mirror_events_per_s"]),
-         "events/s", f"{times(f['json_mirror_events_per_s'] / aim)} aim {rate(aim)}"),
-        ("replay: `mjtable replay FILE`, whole process", rate(f["replay_events_per_s"]),
-         "events/s", f"{times(f['replay_events_per_s'] / aim_replay)} aim {rate(aim_replay)}"),
-    ]  # fmt: skip
-
-
-def sim_rows(f: dict[str, Any]) -> list[Row]:
-    rows: list[Row] = []
-    for run in f["runs"]:
-        loop = run["loop"]
-        tables = f"{run['tables']} table{'s' if run['tables'] > 1 else ''}"
-        rows.append((
-            f"whole loop, {tables}: sim → pty → bridge → MQTT → far end ({loop['hands']} hands,"
-            f" {loop['events']:,} events)",
-            rate(loop["events_per_s"] or 0), "events/s",
-            f"loop/game {run['loop_over_game']:.2f}; lost/dup/changed"
-            f" {loop['events_lost']}/{loop['duplicates_delivered']}/{loop['mismatches']}:"
-            f" {verdict(loop['ok'])}",
-        ))  # fmt: skip
-    return rows
-
-
-def at_rate(steps: list[dict[str, Any]], target: float) -> dict[str, Any] | None:
-    return next((s for s in steps if s["target"] == target), None)
-
-
-def service_rows(f: dict[str, Any]) -> list[Row]:
-    n = f["tables"]
-    tables = f"{n} table{'s' if n > 1 else ''}"
-    steps = f["steps"]
-    ramp = "/".join(rate(s["target"]) for s in steps)
-    rows: list[Row] = [
-        (f"service, {tables}: highest held (ramp {ramp}/s, {f['step_seconds']:.0f} s steps)",
-         rate(f["max_held"]), "events/s",
-         f"{times(f['max_held'] / CLUB_RATE)} a 50-table club ({CLUB_RATE}/s);"
-         f" offered {rate(f['max_held_at_offered'])}"),
-        (f"service, {tables}: highest kept up with WebSocket p99 < {P99_AIM_MS:.0f} ms",
-         rate(f["max_sustained"]), "events/s", ""),
-    ]  # fmt: skip
-    busy = max((s["cpu"].get("other", 0) for s in steps if s["cpu"]), default=0)
-    if busy >= BUSY_NOTE:  # the service bench's own measure of a disturbed step
-        rows[0] = (*rows[0][:3], f"{rows[0][3]}; other programs took up to {busy}% of a core")
-    step = at_rate(steps, CLUB_RATE)
-    if step is not None:
-        p99 = step["ws_p99_ms"]
-        met = p99 is not None and p99 < P99_AIM_MS
-        rows.append((
-            f"service, {tables}: bridge → WebSocket at {CLUB_RATE}/s offered, p50 / p99",
-            f"{msec(step['ws_p50_ms'])} / {msec(p99)}", "ms",
-            f"aim p99 < {P99_AIM_MS:.0f} ms: {'met' if met else 'missed'};"
-            f" held {rate(step['held'])}/s",
-        ))  # fmt: skip
-    return rows
-
-
-def hardening_rows(f: dict[str, Any]) -> list[Row]:
-    """bench/hardening.py's own summary rows (the flood's memory, storing under crowds)."""
-    return [(a, b, c, d) for a, b, c, d in load_bench("hardening").summary_rows(f)]
 
 
 def soak_rows(f: dict[str, Any]) -> list[Row]:
