@@ -27,17 +27,8 @@ from table_service.service.settings import load_serve_settings
 from table_service.store import Store, alembic_config
 from table_service.store.models import Base
 from table_service.store.store import make_engine
+from tests.kit_databases import BACKENDS, PG_URL
 from tests.store.kit import load_game, play
-
-PG_URL = os.environ.get("MJTABLE_TEST_DATABASE_URL")
-BACKENDS = [
-    pytest.param("sqlite", id="sqlite"),
-    pytest.param(
-        "postgresql",
-        id="postgresql",
-        marks=pytest.mark.skipif(not PG_URL, reason="MJTABLE_TEST_DATABASE_URL is not set"),
-    ),
-]
 
 
 @pytest.fixture(params=BACKENDS)
