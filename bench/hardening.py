@@ -6,7 +6,7 @@ under a flood of events, and storing goes on unharmed while crowds read and gues
         [--seconds 60] [--ahead 50000] [--small-backlog 2000] [--phase-seconds 15] [--rate 300]
         [--ws-clients 1000] [--readers 20] [--guesses 2000] [--seed 1]
 
-Who runs where (one 2-core machine runs it all, as bench/service.py, whose helpers this
+Who runs where (one 2-core machine runs it all, as bench/service/, whose helpers this
 reuses: the RSS and CPU readers, the stored-event counter, the load child's protocol):
 
 - the service: `python -m mjtable serve` in a process of its own (SQLite in a temporary
@@ -76,14 +76,14 @@ sys.path.insert(0, str(ROOT))
 
 import aiomqtt  # noqa: E402
 
+from bench.service.config import DEFAULT_MQTT  # noqa: E402
+from bench.service.cpu import CpuWatch, rss_bytes  # noqa: E402
+from bench.service.report import cpu_share, percentile, slope  # noqa: E402
+from bench.service.run import Child, health_ok, run_in_workdir, tidy_broker  # noqa: E402
 from firmware_bridge.messages import Event, ReplayRequest  # noqa: E402
-from mjtable.commands.bench import load_bench  # noqa: E402
 from table_sim.broker import free_port  # noqa: E402
 from tests.service.kit_fakebridge import FakeBridge  # noqa: E402
 
-svc = sys.modules.get("mjtable_bench_service") or load_bench("service")  # bench/service.py
-
-DEFAULT_MQTT = svc.DEFAULT_MQTT
 DEFAULT_BACKLOG = 20_000  # `mjtable serve --backlog-max`'s default
 POLL = 0.05  # seconds between the probe's polls of the log (the lag's resolution)
 PROBE_GAP = 0.05  # seconds between the probe's GET /api/tables
@@ -365,7 +365,7 @@ async def _crowd(cfg: dict[str, Any]) -> None:
         stats = {
             "requests": sum(counts.values()), "per_s": round(sum(counts.values()) / span, 1),
             "statuses": {str(k): v for k, v in counts.items()}, "rows": rows,
-            "p50_ms": _ms(svc.percentile(times, 0.5)), "p95_ms": _ms(svc.percentile(times, 0.95)),
+            "p50_ms": _ms(percentile(times, 0.5)), "p95_ms": _ms(percentile(times, 0.95)),
         }  # fmt: skip
     elif kind == "guesses":
         import httpx
@@ -488,13 +488,13 @@ class Service:
 
     async def up(self) -> None:
         deadline = time.monotonic() + 60
-        while not await asyncio.to_thread(svc._health, self.port):
+        while not await asyncio.to_thread(health_ok, self.port):
             if self.proc.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError(f"the service did not come up; see {self.log_path}")
             await asyncio.sleep(0.2)
 
     def rss_mb(self) -> float:
-        return svc.rss_bytes(self.proc.pid) / 2**20
+        return rss_bytes(self.proc.pid) / 2**20
 
     def log_lines(self) -> list[str]:
         self._log.flush()
@@ -517,7 +517,7 @@ async def _child(args: list[str], workdir: Path, name: str) -> Any:
         stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
         stderr=open(workdir / f"{name}.log", "wb"),  # noqa: SIM115
     )  # fmt: skip
-    child = svc.Child(proc, [])
+    child = Child(proc, [])
     child.reader = asyncio.create_task(child.read())
     return child
 
@@ -574,7 +574,7 @@ async def flood(args: argparse.Namespace, workdir: Path, backlog: int) -> dict[s
             pub = await _child(["--publishers", json.dumps(cfg)], workdir, f"flood-{backlog}")
             await pub.expect("ready", 120)
             watch = LogWatch(db_url)
-            cpu = svc.CpuWatch(service.proc.pid, [pub.proc.pid], None)
+            cpu = CpuWatch(service.proc.pid, [pub.proc.pid], None)
             await asyncio.sleep(1.0)
             rss_start = service.rss_mb()
             samples: list[dict[str, Any]] = []
@@ -637,7 +637,7 @@ async def flood(args: argparse.Namespace, workdir: Path, backlog: int) -> dict[s
             await service.stop()
             if watch is not None:
                 watch.close()
-            await svc._tidy_broker(args.mqtt, base, names)
+            await tidy_broker(args.mqtt, base, names)
     span = samples[-1]["t"] - samples[0]["t"] if len(samples) > 1 else 1.0
     half = [(s["t"], s["rss_mb"]) for s in samples if s["t"] >= args.seconds / 2]
     backlogs = [s["backlog"] for s in samples if isinstance(s["backlog"], int)]
@@ -650,7 +650,7 @@ async def flood(args: argparse.Namespace, workdir: Path, backlog: int) -> dict[s
         "rss_peak_mb": round(max([s["rss_mb"] for s in samples] + [peak_drain]), 1),
         "rss_end_mb": samples[-1]["rss_mb"],
         "rss_after_drain_mb": round(rss_after, 1),
-        "growth_last_half_mb_per_s": round(svc.slope(half), 3),
+        "growth_last_half_mb_per_s": round(slope(half), 3),
         "sent_per_s": round((samples[-1]["sent"] - samples[0]["sent"]) / span, 1),
         "stored_per_s": round((samples[-1]["stored"] - samples[0]["stored"]) / span, 1),
         "stored_at_flood_end": stored_at_end,
@@ -662,7 +662,7 @@ async def flood(args: argparse.Namespace, workdir: Path, backlog: int) -> dict[s
         "drained_s": None if drained is None else round(drained, 1),
         "nudges": nudges,
         "check": check,
-        "cpu": svc.cpu_share(cpu_a, cpu_b),
+        "cpu": cpu_share(cpu_a, cpu_b),
         "tracebacks": sum(1 for line in lines if "Traceback" in line),
         "rss_samples": [s["rss_mb"] for s in samples],
     }
@@ -734,7 +734,7 @@ async def crowds(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
             await pub.expect("ready", 120)
             watch = LogWatch(db_url)
             watch.keep_lags = True
-            cpu = svc.CpuWatch(service.proc.pid, [pub.proc.pid], None)
+            cpu = CpuWatch(service.proc.pid, [pub.proc.pid], None)
             pub.tell({"do": "start"})
             stop_polling = asyncio.Event()
 
@@ -777,12 +777,12 @@ async def crowds(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
             await service.stop()
             if watch is not None:
                 watch.close()
-            await svc._tidy_broker(args.mqtt, base, names)
+            await tidy_broker(args.mqtt, base, names)
     for p in phases:  # the lags now: an event a phase held back may be stored after it
         lo, hi = p.pop("window")
         lags = sorted(lag for ts, lag in watch.lags if lo <= ts < hi)
-        p["lag_p50_ms"] = _ms(svc.percentile(lags, 0.5))
-        p["lag_p95_ms"] = _ms(svc.percentile(lags, 0.95))
+        p["lag_p50_ms"] = _ms(percentile(lags, 0.5))
+        p["lag_p95_ms"] = _ms(percentile(lags, 0.95))
         p["lag_max_ms"] = _ms(lags[-1]) if lags else None
         p["lag_samples"] = len(lags)
     quiet = phases[0]
@@ -848,7 +848,7 @@ async def phase(
         if crowd is not None:
             await _end_child(crowd)
     latencies.sort()
-    share = svc.cpu_share(a, b)
+    share = cpu_share(a, b)
     out = {
         "label": label,
         "kind": kind or "quiet",
@@ -856,8 +856,8 @@ async def phase(
         "settled_s": round(settled, 1),
         "backlog_end": round(pub.sent_at(time.monotonic()) - watch.count),
         "stored_per_s": round(stored / span, 1),
-        "get_p50_ms": _ms(svc.percentile(latencies, 0.5)),
-        "get_p95_ms": _ms(svc.percentile(latencies, 0.95)),
+        "get_p50_ms": _ms(percentile(latencies, 0.5)),
+        "get_p95_ms": _ms(percentile(latencies, 0.95)),
         "get_max_ms": _ms(latencies[-1]) if latencies else None,
         "get_samples": len(latencies),
         "get_errors": errors,
@@ -1027,7 +1027,7 @@ def measure(
     """Every section's figures (for `main` and `mjtable bench`); raises if the run broke,
     its logs kept in the folder the exception names."""
     args = argparse.Namespace(**{k: v for k, v in locals().items()})
-    result = svc.run_in_workdir("mjtable-bench-hardening-", run, args)
+    result = run_in_workdir("mjtable-bench-hardening-", run, args)
     result["db"] = "sqlite" if db == "sqlite" else db.split("?")[0]
     return result
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import datetime
-import importlib.util
+import importlib
 import json
 import math
 import os
@@ -219,15 +219,12 @@ def run_job(job: Job) -> tuple[Any, str | None]:
 
 
 def load_bench(name: str) -> ModuleType:
-    """bench/<name>.py as a module (bench/ is a folder of scripts, not a package)."""
-    path = BENCH_DIR / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(f"mjtable_bench_{name}", path)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot load {path}")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while it loads
-    spec.loader.exec_module(module)
-    return module
+    """bench/<name>.py, or the package bench/<name>/, as `bench.<name>` (bench/ is a folder
+    of the checkout beside the packages, not installed: its parent goes on the path)."""
+    checkout = str(BENCH_DIR.parent)
+    if checkout not in sys.path:
+        sys.path.insert(0, checkout)
+    return importlib.import_module(f"bench.{name}")
 
 
 def soak(hands: int, tables: int, mqtt: str | None = None, seed: int = 1) -> dict[str, Any]:
