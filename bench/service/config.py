@@ -13,7 +13,7 @@ P99_AIM_MS = 50.0
 CLUB_RATE = 500  # events/s of a 50-table club: the rate the summary reads the latency at
 SLOPE_SHARE = 0.02  # a backlog growing by more than this share of the offered rate: behind
 # the state keys the service adds to the mirror's snapshot (TableRunner.state)
-STATE_NOISE = ("session_id", "online", "link", "seating_key")
+STATE_NOISE = ("session_id", "next_session_id", "online", "link", "seating_key")
 RETAINED = ("bridge/availability", "bridge/link", "bridge/counters", "service/state")
 OTHER_NOTE = 30  # % of a core taken by other programs that makes a step's figures suspect
 HOLE_WAIT = 30.0  # seconds the probe waits for a replay to fill a hole in a table's events

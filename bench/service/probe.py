@@ -17,11 +17,23 @@ from firmware_bridge.messages import Event
 
 
 def fingerprint(picture: dict[str, Any]) -> str:
-    """The picture as JSON text, keys sorted once they are JSON's strings: the service's
-    state (a response model's field order) and the probe's mirror's snapshot (the
-    mirror's order, int keys among them) name the same keys in different orders."""
-    as_json = json.loads(json.dumps(picture))
-    return json.dumps(as_json, separators=(",", ":"), sort_keys=True)
+    """The picture as JSON text in one spelling: keys sorted once they are JSON's strings
+    (the service's state keeps a response model's field order, the probe's mirror its own,
+    int keys among them) and a whole float written as an int (the state's model reads
+    `2.0` where the mirror holds `2`)."""
+    return json.dumps(
+        _plain(json.loads(json.dumps(picture))), separators=(",", ":"), sort_keys=True
+    )
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
 
 
 @dataclass

@@ -130,6 +130,14 @@ async def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
         procs.append(service)
         total_events = sum(r * args.step_seconds for r in rates)
         hands = math.ceil(total_events / args.tables * 1.3 / HAND_EVENTS) + 2
+        # The probe hears every event from the first, as the service does: a probe that
+        # joined later would see a gap, learn the deal from the table and differ from the
+        # service's picture (which keeps the default deal) for the rest of the run.
+        probe = Probe()
+        subscribed, connected = asyncio.Event(), asyncio.Event()
+        tasks.append(asyncio.create_task(_subscribe(probe, mqtt, base, subscribed)))
+        async with asyncio.timeout(20):
+            await subscribed.wait()
         split = [list(range(args.tables))[k :: args.load_procs] for k in range(args.load_procs)]
         for k, indices in enumerate(split):
             cfg = {
@@ -149,12 +157,8 @@ async def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
             if service.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError(f"the service did not come up; see {workdir}/service.log")
             await asyncio.sleep(0.2)
-        probe = Probe()
-        subscribed, connected = asyncio.Event(), asyncio.Event()
-        tasks.append(asyncio.create_task(_subscribe(probe, mqtt, base, subscribed)))
         tasks.append(asyncio.create_task(_watch(probe, port, args.ws_deflate, connected)))
         async with asyncio.timeout(20):
-            await subscribed.wait()
             await connected.wait()
         print(f"service: http://127.0.0.1:{port}/api (topics {base}/…)", flush=True)
         ready = [await c.expect("ready", 180) for c in children]
