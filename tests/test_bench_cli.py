@@ -61,3 +61,17 @@ def test_every_bench_makes_its_own_rows() -> None:
     for job in bench.jobs(quick=True, mqtt=None, db=None):
         module = bench.load_bench(job.module) if job.module else bench
         assert callable(getattr(module, job.rows, None)), (job.key, job.rows)
+
+
+def test_the_service_bench_knows_what_the_state_adds_to_the_mirror() -> None:
+    """bench/service's probe compares the service's state with its own mirror's snapshot:
+    the keys only the service adds must be the ones it leaves out (a key added to the
+    state and not there made every event read 'never seen')."""
+    from mjtable.commands.bench import load_bench
+    from table_service.mirror import TableMirror
+    from table_service.service.live import TableRunner
+
+    config = load_bench("service.config")
+    runner = TableRunner("t1", TableMirror("t1"))
+    added = set(runner.state()) - set(runner.mirror.snapshot())
+    assert added == set(config.STATE_NOISE)
