@@ -12,7 +12,7 @@ reuses: the RSS and CPU readers, the stored-event counter, the load child's prot
 - the service: `python -m mjtable serve` in a process of its own (SQLite in a temporary
   folder by default, or a scratch PostgreSQL schema), its own base topic;
 - the publishers: N tables in ONE child process, each a `FloodBridge`, the service tests'
-  `FakeBridge` (tests.service.kit_fakebridge.py: QoS 1 on `<base>/<table>/event`, keeps what
+  `FakeBridge` (table_sim/fakebridge.py: QoS 1 on `<base>/<table>/event`, keeps what
   it published) with its replays coalesced as a real bridge's outbox does (a request
   behind the one being served moves it back, one ahead of it is already covered), so a
   paused service's "send me what you kept" is answered once, not once per request.
@@ -82,7 +82,7 @@ from bench.service.report import cpu_share, percentile, slope  # noqa: E402
 from bench.service.run import Child, health_ok, run_in_workdir, tidy_broker  # noqa: E402
 from firmware_bridge.messages import Event, ReplayRequest  # noqa: E402
 from table_sim.broker import free_port  # noqa: E402
-from tests.service.kit_fakebridge import FakeBridge  # noqa: E402
+from table_sim.fakebridge import FakeBridge  # noqa: E402
 
 DEFAULT_BACKLOG = 20_000  # `mjtable serve --backlog-max`'s default
 POLL = 0.05  # seconds between the probe's polls of the log (the lag's resolution)

@@ -24,10 +24,10 @@ from table_service.service.live import Service
 from table_service.service.settings import ServeSettings
 from table_service.store import Store
 from table_sim.broker import free_port
+from table_sim.fakebridge import FakeBridge, retable
 from table_sim.faults import TableFaults
 from table_sim.recording import RecordedHand, record_game
 from table_sim.violations import Violations
-from tests.service.kit_fakebridge import FakeBridge, retable
 
 BASE_URL = "http://testserver"
 

@@ -19,10 +19,10 @@ from typing import Any
 import pytest
 
 from table_service.store import Store
+from table_sim.fakebridge import FakeBridge, retable
 from table_sim.recording import record_game
 from table_sim.violations import Violations
 from tests.service.kit import Server, stored_matches_truth
-from tests.service.kit_fakebridge import FakeBridge, retable
 
 
 async def test_sigkill_at_random_points_loses_and_doubles_nothing(

@@ -20,10 +20,10 @@ import aiomqtt
 
 from firmware_bridge.messages import Event
 from table_service.store import Store
+from table_sim.fakebridge import FakeBridge, retable
 from table_sim.recording import record_game
 from table_sim.violations import Violations
 from tests.service.kit import Server, assert_whole, stored_matches_truth, stored_whole
-from tests.service.kit_fakebridge import FakeBridge, retable
 
 TOPICS = ("event", "bridge/link", "bridge/availability")  # what the service subscribes to
 

@@ -15,7 +15,7 @@ Three tables of one seeded game, each joined its own way (the operator's paths):
   next shuffle, so hand 3 is finished, judged and stored in the first session, nothing is
   unseen, and the hands after it are the new session's, dealt where hand 3 left the table.
 
-A stand-in bridge (tests.service.kit_fakebridge.py) publishes the simulator's events and
+A stand-in bridge (table_sim/fakebridge.py) publishes the simulator's events and
 answers replay requests from what it keeps, as the bridge does.
 """
 
@@ -34,10 +34,10 @@ import pytest
 
 from firmware_bridge.messages import Event
 from table_service.store import Store
+from table_sim.fakebridge import FakeBridge, retable
 from table_sim.recording import RecordedHand, record_game
 from table_sim.service_end import stored_mismatches
 from tests.service.kit import Server
-from tests.service.kit_fakebridge import FakeBridge, retable
 
 HANDS = 6
 

@@ -11,10 +11,10 @@ from urllib.parse import urlsplit
 import aiomqtt
 import pytest
 
+from table_sim.fakebridge import FakeBridge, retable
 from table_sim.recording import RecordedHand, record_game
 from table_sim.violations import Violations
 from tests.service.kit import running, settings_for, stored_matches_truth
-from tests.service.kit_fakebridge import FakeBridge, retable
 
 
 async def until(check: Callable[[], bool], timeout: float = 30.0) -> None:

@@ -21,10 +21,10 @@ import pytest
 from sqlalchemy.engine import make_url
 
 from table_service.store import Store
+from table_sim.fakebridge import FakeBridge, retable
 from table_sim.recording import record_game
 from table_sim.violations import Violations
 from tests.service.kit import Server, assert_whole, stored_whole
-from tests.service.kit_fakebridge import FakeBridge, retable
 
 
 class Relay:

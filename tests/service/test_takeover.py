@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from table_service.store import Store
+from table_sim.fakebridge import FakeBridge, retable
 from table_sim.recording import record_game
 from tests.service.kit import MJTABLE, Server, stored_matches_truth
-from tests.service.kit_fakebridge import FakeBridge, retable
 
 
 def owned(server: Server) -> list[str]:

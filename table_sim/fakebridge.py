@@ -1,8 +1,8 @@
 """A stand-in for a table's bridge on a real broker: publishes recorded events as the bridge
 does (QoS 1 on `<base>/<table>/event`), keeps them, and answers replay requests.
 
-The service tests need the bridge's contract, not its serial link: the whole loop with the
-real bridge runs in the soak and the HIL suite.
+The service tests and the service's hardening bench need the bridge's contract, not its
+serial link: the whole loop with the real bridge runs in the soak and the HIL suite.
 """
 
 from __future__ import annotations
