@@ -117,17 +117,17 @@ PACKAGES = {
             "tests/mirror/test_rulebook_claims.py",  # and decision from the text, with twins
             "tests/mirror/test_rulebook_decisions.py",
             "tests/mirror/test_rulebook_faults.py",
-            "tests/mirror/test_mutants_wins.py",  # worked cases written for survivors
-            "tests/mirror/test_mutants_claims.py",
-            "tests/mirror/test_mutants_state.py",
+            "tests/mirror/test_win_edges.py",  # worked cases written for survivors
+            "tests/mirror/test_claim_edges.py",
+            "tests/mirror/test_seat_picture.py",
             "tests/mirror/test_claim_windows.py",  # a discard's claims, who may take it
             "tests/mirror/test_mirror_state.py",  # the hand's picture, what it shows
-            "tests/mirror/test_mutants_drawing.py",
-            "tests/mirror/test_mutants_mirror.py",
-            "tests/mirror/test_mutants_rulings.py",
-            "tests/mirror/test_mutants_session.py",
-            "tests/mirror/test_mutants_fold.py",
-            "tests/mirror/test_mutants_details.py",
+            "tests/mirror/test_drawing_edges.py",
+            "tests/mirror/test_mirror_records.py",
+            "tests/mirror/test_ruling_bodies.py",
+            "tests/mirror/test_session_bodies.py",
+            "tests/mirror/test_fold.py",
+            "tests/mirror/test_violation_details.py",
             "tests/mirror/test_rulings.py",  # the fold through a referee's rulings
             "tests/mirror/test_disclosure.py",  # what the public snapshot hides
             "tests/mirror/test_seq_bookkeeping.py",  # seq ranges and holes

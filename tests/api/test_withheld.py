@@ -4,7 +4,7 @@ public's lists and live channels only when the hand has ended."""
 from __future__ import annotations
 
 from tests.api.kit import Api
-from tests.mirror.script import Script, quiet
+from tests.mirror.kit_script import Script, quiet
 
 
 def void_hand() -> tuple[Script, int]:

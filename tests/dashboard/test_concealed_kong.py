@@ -3,7 +3,7 @@ hand is played the page draws it as four face-down tiles and no face of it anywh
 public state has its kind alone, live over the WebSocket and on a fresh load); the hand's
 end turns it up.
 
-The events are a scripted hand (tests/mirror/script.py) published by the stand-in bridge:
+The events are a scripted hand (tests/mirror/kit_script.py) published by the stand-in bridge:
 seat 1 draws the fourth 3p, kongs it concealed, and wins on the replacement."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from tests.dashboard.kit import Chrome, Site, needs_browser
-from tests.mirror.script import Script, quiet
+from tests.mirror.kit_script import Script, quiet
 
 pytestmark = needs_browser
 

@@ -10,7 +10,7 @@ from firmware_bridge.messages import EVENT_BODY, Event
 from table_service.mirror.mirror import TableMirror
 from table_service.mirror.records import Fault, Record
 from table_service.mirror.session import SessionStart
-from tests.mirror.script import Script, quiet
+from tests.mirror.kit_script import Script, quiet
 
 SHUFFLE: dict[str, Any] = {"kind": "shuffle_started"}
 

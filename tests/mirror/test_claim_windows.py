@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from table_service.mirror.records import Fault, Record, Violation
 from table_service.rules.tiles import parse_kind
-from tests.mirror.script import Script, quiet
+from tests.mirror.kit_script import Script, quiet
 
 CHOW_1 = "E E E E S S S S 1p 1p 1p 1p 9p 9p 3m 4m"  # seat 1 (the dealer's 下家): 3m 4m
 CHOW_2 = "W W W W N N N N 1s 1s 1s 1s 9s 9s 3m 4m"  # seat 2: 3m 4m too

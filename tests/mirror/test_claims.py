@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.mirror.script import QUIET, Script, quiet, settled
+from tests.mirror.kit_script import QUIET, Script, quiet, settled
 
 READY_69S = "2m 3m 4m 6m 7m 8m 2s 3s 4s 6p 6p 6p 7s 8s W W"  # seat 2: waits 6s 9s
 ALSO_6S = "2m 3m 4m 6m 7m 8m 2s 3s 4s 3p 3p 3p 5s 7s C C"  # seat 3: waits 6s alone

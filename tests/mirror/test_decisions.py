@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.mirror.script import QUIET, Script, quiet, settled
+from tests.mirror.kit_script import QUIET, Script, quiet, settled
 
 READY_E = "2m 3m 4m 6m 7m 8m 2p 2p 2p 2s 3s 4s 7p 8p E E"  # seat 1: waits 6p 9p
 READY_W = "2m 3m 4m 6m 7m 8m 2s 3s 4s 6p 6p 6p 7s 8s W W"  # seat 2: waits 6s 9s

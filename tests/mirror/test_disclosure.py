@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from table_service.rules.tiles import tile_code
-from tests.mirror.script import QUIET, Script, quiet
+from tests.mirror.kit_script import QUIET, Script, quiet
 
 KONG_E = "3p 3p 3p 2m 3m 4m 6m 7m 8m 2s 3s 4s 7p 8p E E"  # seat 1: waits 6p 9p, a 3p triplet
 READY_W = "2m 3m 4m 6m 7m 8m 2s 3s 4s 6p 6p 6p 7s 8s W W"  # seat 2: waits 6s 9s

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from table_service.mirror.drawing import DEAL_TILES
 from table_service.rules.table import SEATS
-from tests.mirror.script import Script, quiet
+from tests.mirror.kit_script import Script, quiet
 
 CODES = [f"{n}{s}" for s in "mps" for n in range(1, 10)] + list("ESWNCFP")
 

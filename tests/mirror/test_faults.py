@@ -10,7 +10,7 @@ import pytest
 from firmware_bridge.protocol.catalogue import Frame, from_frame
 from firmware_bridge.protocol.errors import PayloadError
 from table_service.mirror.replay import replay_lines
-from tests.mirror.script import TABLE, Script, quiet
+from tests.mirror.kit_script import TABLE, Script, quiet
 
 
 def test_tile_twice() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from table_service.mirror.mirror import TableMirror
 from table_service.mirror.session import SessionStart
-from tests.mirror.script import FULL_WALL, TABLE, Script, quiet
+from tests.mirror.kit_script import FULL_WALL, TABLE, Script, quiet
 
 
 def test_shuffle_finished_with_no_shuffle_started_is_a_fault() -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pickle
 from typing import Any
 
-from tests.mirror.script import QUIET, Script, quiet
+from tests.mirror.kit_script import QUIET, Script, quiet
 
 READY_17 = "2m 3m 4m 6m 7m 8m 2s 3s 4s 6p 6p 6p 3p 3p 3p 8s 8s"  # a dealt winning hand
 READY_69S = "2m 3m 4m 6m 7m 8m 2s 3s 4s 7p 7p 7p 7s 8s W W"  # waits 6s 9s

@@ -11,7 +11,7 @@ from table_service.mirror import HandRecord, SessionStart, TableMirror
 from table_service.rules.tiles import kind_code
 from table_sim.recording import RecordedHand, record_game
 from table_sim.violations import Violations
-from tests.mirror.script import Script, quiet, refold
+from tests.mirror.kit_script import Script, quiet, refold
 
 
 def at(seq: int) -> float:

@@ -14,7 +14,7 @@ from table_service.mirror.state import Pending, open_claims
 from table_sim.faults import TableFaults
 from table_sim.recording import record_game
 from table_sim.violations import Violations
-from tests.mirror.script import Script, quiet
+from tests.mirror.kit_script import Script, quiet
 
 ALL = ["chow", "pong", "kong", "win"]
 OTHERS = ["pong", "kong", "win"]

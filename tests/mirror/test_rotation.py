@@ -6,7 +6,7 @@ Sessions start mid-將 with SessionStart's dealer, streak, round_wind and start_
 from __future__ import annotations
 
 from table_service.mirror.records import HandRecord
-from tests.mirror.script import Script, quiet, settled
+from tests.mirror.kit_script import Script, quiet, settled
 
 READY_1 = "2m 3m 4m 6m 7m 8m 2p 2p 2p 2s 3s 4s 7p 8p E E"  # seat 1 waits 6p 9p
 READY_DEALER = "2m 3m 4m 6m 7m 8m 2p 2p 2p 2s 3s 4s 7p 8p P P 3p"  # seat 0: 3p out, waits 6p 9p

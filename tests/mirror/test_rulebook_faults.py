@@ -1,7 +1,7 @@
 """Rulebook rows, part 4: faults (replay-format.md) — a sensor's misread blames nobody and
 changes nothing, so the table's re-read is judged as the action; a hand the mirror did not
 see from its start is not judged until the next shuffle — each with its twin, through the
-mirror and through `mjtable replay` (see rulebook.py)."""
+mirror and through `mjtable replay` (see kit_rulebook.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from firmware_bridge.messages import Event
-from tests.mirror.rulebook import (
+from tests.mirror.kit_rulebook import (
     Case,
     Scene,
     covered,
@@ -23,7 +23,7 @@ from tests.mirror.rulebook import (
     second_go_round,
     started,
 )
-from tests.mirror.script import quiet
+from tests.mirror.kit_script import quiet
 
 CASES: list[Case] = []
 case = registrar(CASES)

@@ -12,7 +12,7 @@ from pydantic import ValidationError
 from firmware_bridge.messages import Event
 from table_service.mirror.records import HandRecord, Record, Violation
 from table_service.mirror.rulings import Rulings, in_force, parse_ruling, tile_id
-from tests.mirror.script import Script, quiet, refold
+from tests.mirror.kit_script import Script, quiet, refold
 
 READY_69S = "2m 3m 4m 6m 7m 8m 2s 3s 4s 6p 6p 6p 7s 8s W W"  # waits 6s 9s
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from table_service.mirror.fold import fold
 from table_service.mirror.mirror import TableMirror
 from table_service.mirror.session import SessionStart
-from tests.mirror.script import Script, quiet
+from tests.mirror.kit_script import Script, quiet
 
 PLAYERS = ("a", "b", "c", "d")
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from firmware_bridge.messages import EVENT_BODY, Event
 from table_service.mirror.mirror import TableMirror
 from table_service.mirror.session import SessionStart
-from tests.mirror.script import TABLE, Script, quiet
+from tests.mirror.kit_script import TABLE, Script, quiet
 
 READY_1 = "2m 3m 4m 6m 7m 8m 2p 2p 2p 2s 3s 4s 7p 8p E E"  # seat 1 waits 6p 9p
 

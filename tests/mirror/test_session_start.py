@@ -7,7 +7,7 @@ from __future__ import annotations
 from table_service.mirror.fold import fold
 from table_service.mirror.records import Fault
 from table_service.mirror.session import SessionStart
-from tests.mirror.script import FULL_WALL, Script, quiet, settled
+from tests.mirror.kit_script import FULL_WALL, Script, quiet, settled
 
 WAITS_8S = "2m 3m 4m 6m 7m 8m 2s 3s 4s 6p 6p 6p 3p 3p 3p 8s 7p"  # throws 7p, waits on 8s
 NEW_PLAYERS = ("阿明", "Bea", "Chen", "Dora")

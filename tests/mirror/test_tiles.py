@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from table_service.mirror.records import Fault
 from table_service.rules.tiles import tile_code
-from tests.mirror.script import Script, quiet
+from tests.mirror.kit_script import Script, quiet
 
 QUIET_3_2M = "C C C C F F F F 1m 1m 2m 9m 9m 9m 9m 1m"  # seat 3 holds one 2m
 

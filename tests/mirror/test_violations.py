@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from table_service.mirror.records import VIOLATION_CODES
-from tests.mirror.script import QUIET, Script, quiet
+from tests.mirror.kit_script import QUIET, Script, quiet
 
 # A seat-2 hand that waits on 8s alone (a single wait).
 READY_8S = "2m 3m 4m 6m 7m 8m 2s 3s 4s 6p 6p 6p 3p 3p 3p 8s"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from table_service.mirror.records import Fault, HandRecord, Record, Violation
 from table_service.service.disclosure import WITHHELD, Disclosure, in_play, withheld
-from tests.mirror.script import Script, quiet
+from tests.mirror.kit_script import Script, quiet
 
 READY_W = "2m 3m 4m 6m 7m 8m 2s 3s 4s 6p 6p 6p 7s 8s W W"  # seat 2: waits 6s 9s
 

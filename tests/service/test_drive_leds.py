@@ -4,7 +4,7 @@ seat's own tiles: they never light for a claim the rules bar (taiwan16.md 禁制
 from __future__ import annotations
 
 from table_service.service.drive import seat_modes
-from tests.mirror.script import Script, quiet
+from tests.mirror.kit_script import Script, quiet
 
 PAIR_3M = "W W W W N N N N 1s 1s 1s 1s 9s 9s 3m 3m"  # seat 2 could pong a 3m
 

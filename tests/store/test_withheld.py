@@ -7,7 +7,7 @@ from firmware_bridge.messages import Event
 from table_service.mirror import TableMirror
 from table_service.service.disclosure import WITHHELD
 from table_service.store import Applied, Store
-from tests.mirror.script import Script, quiet
+from tests.mirror.kit_script import Script, quiet
 
 
 def test_a_void_declaration_is_public_only_after_its_hand(store: Store) -> None:

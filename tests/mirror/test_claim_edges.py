@@ -4,7 +4,7 @@ D12; replay-format.md). Every expected value comes from the rules text."""
 from __future__ import annotations
 
 from table_service.mirror.records import Fault, Record, Violation
-from tests.mirror.script import QUIET, Script, quiet
+from tests.mirror.kit_script import QUIET, Script, quiet
 
 
 def items(t: Script) -> set[str]:

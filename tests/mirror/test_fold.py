@@ -14,7 +14,7 @@ from table_service.mirror.records import Fault
 from table_service.mirror.rulings import Rulings, in_force, parse_ruling
 from table_service.mirror.session import SessionStart
 from table_service.rules.table import Deal
-from tests.mirror.script import Script, quiet
+from tests.mirror.kit_script import Script, quiet
 
 DEAL = {"kind": "deal", "dealer": 2, "streak": 1, "round_wind": 1}
 FINE = {"kind": "penalty", "seat": 3, "tai": 0, "reason": "showed a tile"}

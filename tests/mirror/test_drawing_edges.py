@@ -7,7 +7,7 @@ import pytest
 
 from table_service.mirror.records import Violation
 from table_service.rules.tiles import FLOWER_BASE, tile_code
-from tests.mirror.script import QUIET, Script, quiet
+from tests.mirror.kit_script import QUIET, Script, quiet
 
 
 def test_a_flower_revealed_that_another_seat_already_revealed_is_a_misread() -> None:

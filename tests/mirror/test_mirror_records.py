@@ -13,7 +13,7 @@ from table_service.mirror.mirror import TableMirror
 from table_service.mirror.records import Fault
 from table_service.mirror.seqs import BootSeqs
 from table_service.mirror.session import SessionStart
-from tests.mirror.script import FULL_WALL, QUIET, Script, quiet
+from tests.mirror.kit_script import FULL_WALL, QUIET, Script, quiet
 
 READY_17 = "2m 3m 4m 6m 7m 8m 2s 3s 4s 6p 6p 6p 3p 3p 3p 8s 8s"  # a dealt winning hand
 READY_69S = "2m 3m 4m 6m 7m 8m 2s 3s 4s 6p 6p 6p 7s 8s W W"  # seat 2: waits 6s 9s

@@ -3,7 +3,7 @@ public and the referee see it (its flags are true or false, a declaration none u
 
 from __future__ import annotations
 
-from tests.mirror.script import QUIET, Script, quiet
+from tests.mirror.kit_script import QUIET, Script, quiet
 
 
 def test_a_fresh_seat_is_not_dead_and_has_declared_nothing() -> None:

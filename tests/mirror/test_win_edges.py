@@ -11,7 +11,7 @@ from table_service.mirror.fold import fold
 from table_service.mirror.mirror import TableMirror
 from table_service.mirror.records import HandRecord, Violation
 from table_service.mirror.rulings import in_force, parse_ruling
-from tests.mirror.script import QUIET, Script, quiet, refold
+from tests.mirror.kit_script import QUIET, Script, quiet, refold
 
 READY_E = "2m 3m 4m 6m 7m 8m 2p 2p 2p 2s 3s 4s 7p 8p E E"  # seat 1: waits 6p 9p
 READY_W = "2m 3m 4m 6m 7m 8m 2s 3s 4s 6p 6p 6p 7s 8s W W"  # seat 2: waits 6s 9s

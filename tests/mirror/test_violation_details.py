@@ -8,7 +8,7 @@ import re
 from collections import defaultdict
 
 from table_service.mirror.records import Violation
-from tests.mirror import test_rulebook_claims, test_rulebook_codes, test_rulebook_decisions
+from tests.mirror import kit_rulebook_claims, kit_rulebook_codes, kit_rulebook_decisions
 
 S = r"seat [0-3]"
 TILE = r"(?:[1-9][mps]|[ESWNCFP]|h[1-8])"
@@ -67,7 +67,7 @@ DETAILS: dict[str, tuple[str, ...]] = {
 def test_every_violation_is_told_in_its_codes_words() -> None:
     said: dict[str, set[str]] = defaultdict(set)
     odd: list[str] = []
-    for suite in (test_rulebook_codes, test_rulebook_claims, test_rulebook_decisions):
+    for suite in (kit_rulebook_codes, kit_rulebook_claims, kit_rulebook_decisions):
         for case in suite.CASES:
             if case.xfail:
                 continue

@@ -34,7 +34,7 @@ from mjtable.cli import main as mjtable_main
 from table_service.mirror.records import Record
 from table_service.rules.shapes import wait_kinds
 from table_service.rules.tiles import N_KINDS, kind_code, parse_kind, tile_code
-from tests.mirror.script import Script, quiet
+from tests.mirror.kit_script import Script, quiet
 
 Json = dict[str, Any]
 SHOW_XFAIL = "MJTABLE_RULEBOOK_NO_XFAIL"  # set: run the xfail cases as plain tests
