@@ -11,14 +11,14 @@ import platform
 import sys
 
 from bench.service.config import DEFAULT_DB, DEFAULT_MQTT
-from bench.service.load import _load_main
+from bench.service.load import load_main
 from bench.service.report import report
 from bench.service.run import measure
 
 
 def main() -> None:
     if len(sys.argv) == 3 and sys.argv[1] == "--child":
-        asyncio.run(_load_main(json.loads(sys.argv[2])))
+        asyncio.run(load_main(json.loads(sys.argv[2])))
         return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mqtt", default=DEFAULT_MQTT, help="broker URL, or 'private'")

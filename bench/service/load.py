@@ -64,7 +64,7 @@ def _say(kind: str, **data: Any) -> None:
     print(json.dumps({"type": kind, **data}, separators=(",", ":")), flush=True)
 
 
-async def _load_main(cfg: dict[str, Any]) -> None:
+async def load_main(cfg: dict[str, Any]) -> None:
     """The child: build the tables and bridges, pre-roll, run the schedule it is sent."""
     from concurrent.futures import ProcessPoolExecutor
 

@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 import aiomqtt
 
 from bench.service.config import HOLE_WAIT, STATE_NOISE, WAITING_FOR
-from firmware_bridge.messages import Event
+from firmware_bridge.messages import Event, Topics
 
 # --- the probe: what reaches the far side, and when --------------------------------------
 
@@ -182,28 +182,28 @@ class Probe:
         return [ts for p in self.tables.values() if not p.broken for _, ts in p.pending]
 
 
-async def _subscribe(probe: Probe, url: str, base: str, subscribed: asyncio.Event) -> None:
+async def subscribe(probe: Probe, url: str, base: str, subscribed: asyncio.Event) -> None:
     parts = urlsplit(url)
     async with aiomqtt.Client(
         parts.hostname or "127.0.0.1", parts.port or 1883, identifier=f"{base}-probe",
         clean_session=True,
     ) as client:  # fmt: skip
-        await client.subscribe(f"{base}/+/event", qos=1)
-        await client.subscribe(f"{base}/+/service/hand", qos=1)
+        every = Topics(base, "+")
+        await client.subscribe(every.event, qos=1)
+        await client.subscribe(every.service("hand"), qos=1)
         subscribed.set()
         async for message in client.messages:
             arrival = time.time()
             raw = message.payload
             payload = raw if isinstance(raw, bytes) else str(raw).encode()
-            if message.topic.value.endswith("/event"):
+            if message.topic.matches(every.event):
                 probe.on_event(payload, arrival)
             else:
-                probe.on_hand(
-                    message.topic.value.split("/")[-3], json.loads(payload), arrival, True
-                )
+                table = every.table_in(message.topic.value)
+                probe.on_hand(table, json.loads(payload), arrival, True)
 
 
-async def _watch(probe: Probe, port: int, deflate: bool, connected: asyncio.Event) -> None:
+async def watch(probe: Probe, port: int, deflate: bool, connected: asyncio.Event) -> None:
     from websockets.asyncio.client import connect
 
     async with connect(

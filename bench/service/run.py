@@ -25,7 +25,7 @@ import aiomqtt
 
 from bench.service.config import DEFAULT_DB, DEFAULT_MQTT, HAND_EVENTS, PREROLL_RATE, RETAINED, ROOT
 from bench.service.cpu import CpuWatch, StoredCount, rss_bytes
-from bench.service.probe import Probe, _subscribe, _watch
+from bench.service.probe import Probe, subscribe, watch
 from bench.service.report import figures
 from table_sim.broker import OwnedBroker, free_port
 
@@ -135,7 +135,7 @@ async def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
         # service's picture (which keeps the default deal) for the rest of the run.
         probe = Probe()
         subscribed, connected = asyncio.Event(), asyncio.Event()
-        tasks.append(asyncio.create_task(_subscribe(probe, mqtt, base, subscribed)))
+        tasks.append(asyncio.create_task(subscribe(probe, mqtt, base, subscribed)))
         async with asyncio.timeout(20):
             await subscribed.wait()
         split = [list(range(args.tables))[k :: args.load_procs] for k in range(args.load_procs)]
@@ -157,7 +157,7 @@ async def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
             if service.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError(f"the service did not come up; see {workdir}/service.log")
             await asyncio.sleep(0.2)
-        tasks.append(asyncio.create_task(_watch(probe, port, args.ws_deflate, connected)))
+        tasks.append(asyncio.create_task(watch(probe, port, args.ws_deflate, connected)))
         async with asyncio.timeout(20):
             await connected.wait()
         print(f"service: http://127.0.0.1:{port}/api (topics {base}/…)", flush=True)

@@ -372,8 +372,9 @@ class Tally:
         )
 
 
+# The counts a tally adds (the numbers; `longest` and `biggest` take the larger instead).
 _SUMMED: Final = tuple(
-    f.name for f in fields(Tally) if f.type in ("int", "float") and f.name != "longest"
+    f.name for f in fields(Tally) if isinstance(f.default, int | float) and f.name != "longest"
 )
 
 
@@ -576,7 +577,7 @@ class FiguresCache:
     the service stopped: a service starts with no tallies."""
 
     def __init__(self) -> None:
-        self.kept: dict[int, tuple[Any, SessionTally]] = {}  # session -> (its rows' mark, …)
+        self.kept: dict[int, tuple[tuple[int, ...], SessionTally]] = {}  # session -> (mark, …)
         self.rulings: set[int] = set()  # the rulings whose sessions are accounted for
         self.lock = threading.Lock()  # the API's readers share it from their threads
 
@@ -599,7 +600,7 @@ class FiguresCache:
             }
             if stale:
                 for sid, part in _count_sessions(session, stale, None, None).items():
-                    self.kept[sid] = (marks.get(sid), part)
+                    self.kept[sid] = (marks[sid], part)
             whole = {sid: self.kept[sid][1] for sid in sessions}
         cut = {sid for sid, part in whole.items() if part.within(since, until) is None}
         counted = _count_sessions(session, cut, since, until) if cut else {}
