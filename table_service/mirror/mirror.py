@@ -169,9 +169,11 @@ class TableMirror(DrawingMixin, ClaimsMixin, WinsMixin):
         """Where the 將 stands now, as a session start names it."""
         deal = self.deal
         return {
-            "dealer": deal.dealer, "streak": deal.streak,
-            "round_wind": WINDS[deal.round_wind], "start_seat": deal.first_dealer,
-        }  # fmt: skip
+            "dealer": deal.dealer,
+            "streak": deal.streak,
+            "round_wind": WINDS[deal.round_wind],
+            "start_seat": deal.first_dealer,
+        }
 
     def end_session(self) -> None:
         """The session ends now; a session asked for and not yet begun never begins."""

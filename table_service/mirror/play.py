@@ -35,9 +35,13 @@ def discarded(s: SeatState, ts: float) -> None:
 
 
 def hand_play(
-    hand: HandState, ts: float, seat: int | None, payer: int | None, kind: str | None,
+    hand: HandState,
+    ts: float,
+    seat: int | None,
+    payer: int | None,
+    kind: str | None,
     winning_tile: str | None,
-) -> HandPlay:  # fmt: skip
+) -> HandPlay:
     """The hand's play at its end (`seat`, `payer`, `kind` as its record gives them)."""
     wait, waits = None, []
     if seat is not None and winning_tile is not None and kind != "false_win":
@@ -59,6 +63,8 @@ def hand_play(
         wait=wait,
         waits=waits,
         deal_in_round=deal_in,
-        seats=[SeatPlay(ready_round=s.ready_round, turns=s.turns, turn_ms=s.turn_ms)
-               for s in hand.seats],
-    )  # fmt: skip
+        seats=[
+            SeatPlay(ready_round=s.ready_round, turns=s.turns, turn_ms=s.turn_ms)
+            for s in hand.seats
+        ],
+    )

@@ -153,9 +153,11 @@ class WinsMixin(MirrorCore):
         self._lost.add(claim.seat)
         if not hand.seats[claim.seat].can_win_with(tile_kind(claim.tile)):
             self._violation(
-                claim.seat, "false_win", _BAR_TEXT["false_win"].format(seat=claim.seat),
+                claim.seat,
+                "false_win",
+                _BAR_TEXT["false_win"].format(seat=claim.seat),
                 at=(claim.boot_id, claim.seq),
-            )  # fmt: skip
+            )
 
     def _lost_press(self, seat: int) -> bool:
         """Whether a 胡 press (or its reveal) after the win was decided lost on priority to
