@@ -105,3 +105,21 @@ def test_pip_install_puts_no_test_code_on_a_club_machine() -> None:
         installed
     )
     assert [p for p in installed if p.partition(".")[0] in TESTS] == []
+
+
+def test_the_readme_folder_table_is_the_layout_on_disk() -> None:
+    """Every folder at the top of the checkout has its row in the README's table of
+    folders, and every row names a folder that is there."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    table = text.split("| folder | what it holds |", 1)[1].split("\n\n", 1)[0]
+    rows = {line.split("`")[1].rstrip("/") for line in table.splitlines() if line.startswith("| `")}
+    on_disk = {
+        p.name
+        for p in ROOT.iterdir()
+        if p.is_dir() and not p.name.startswith(".") and not p.name.endswith(".egg-info")
+    }
+    on_disk -= {"node_modules", "build", "dist", "__pycache__"}
+    tops = {row.split("/")[0] for row in rows}
+    assert tops == on_disk, (sorted(on_disk - tops), sorted(tops - on_disk))
+    for row in rows:
+        assert (ROOT / row).is_dir(), f"the README names {row}/, which is not there"
