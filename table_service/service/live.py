@@ -554,7 +554,11 @@ class Service:
         return runner
 
     async def _flush(self, pending: dict[str, list[tuple[Applied, _Work]]]) -> None:
-        for table, items in list(pending.items()):
+        """Store the batch's entries of every table in one transaction, then announce
+        them. When that transaction is refused (a table's picture behind its records, a
+        bug), each table is stored alone, so only the one at fault is rebuilt."""
+        parts: list[tuple[TableRunner, list[Applied], bytes | None]] = []
+        for table, items in pending.items():
             runner = self.tables.get(table)
             if runner is None:  # given up meanwhile (its locks lost): the bridge replays
                 continue
@@ -563,22 +567,44 @@ class Service:
             if runner.since_snapshot >= self.settings.snapshot_every:
                 snapshot = dump_snapshot(runner.mirror)
                 runner.since_snapshot = 0
-            try:
-                await self._append(table, [a for a, _ in items], snapshot)
-            except InvalidEntry as exc:  # cannot happen for the bridge's events; never loop
-                log.error("table %s: events refused by the store: %s", table, exc)
-                await self._rebuild(table)
-                continue
-            except Exception:  # a bug: this table is rebuilt and replayed, never all stop
-                log.exception("table %s: storing failed", table)
-                await self._rebuild(table)
-                continue
-            self._last_stored[table] = time.monotonic()
-            try:
-                self._announce(runner, [r for applied, _ in items for r in applied.records])
-            except Exception:  # stored: only the news of it is lost, never the records
-                log.exception("table %s: announcing failed", table)
+            parts.append((runner, [applied for applied, _ in items], snapshot))
         pending.clear()
+        if not parts:
+            return
+        try:
+            await self._db(
+                self.store.append_tables, [(r.table, applied, snap) for r, applied, snap in parts]
+            )
+        except Exception as exc:
+            log.warning("a batch of %d tables refused (%s): storing each alone", len(parts), exc)
+            stored = [part for part in parts if await self._append_alone(*part)]
+        else:
+            self.applied += sum(len(applied) for _, applied, _ in parts)
+            self._progress = time.monotonic()
+            stored = parts
+        for runner, applied, _ in stored:
+            self._last_stored[runner.table] = time.monotonic()
+            try:
+                self._announce(runner, [r for a in applied for r in a.records])
+            except Exception:  # stored: only the news of it is lost, never the records
+                log.exception("table %s: announcing failed", runner.table)
+
+    async def _append_alone(
+        self, runner: TableRunner, applied: list[Applied], snapshot: bytes | None
+    ) -> bool:
+        """One table's entries in a transaction of their own; False when they were refused
+        and the table is rebuilt from its records (its stream followed again)."""
+        table = runner.table
+        try:
+            await self._append(table, applied, snapshot)
+        except InvalidEntry as exc:  # cannot happen for the bridge's events; never loop
+            log.error("table %s: events refused by the store: %s", table, exc)
+        except Exception:  # a bug: this table is rebuilt and replayed, never all stop
+            log.exception("table %s: storing failed", table)
+        else:
+            return True
+        await self._rebuild(table)
+        return False
 
     async def _append(
         self, table: str, applied: list[Applied], snapshot: bytes | None

@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from pydantic import ValidationError
-from sqlalchemy import Text, cast, delete, func, insert, select
+from sqlalchemy import Text, cast, delete, func, insert, select, text
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from firmware_bridge.messages import EVENT_BODY, SCHEMA_VERSION, Event
@@ -79,6 +80,43 @@ def load_snapshot(data: bytes) -> TableMirror | None:
     return None
 
 
+COPY_FROM: Final = 64  # rows from which PostgreSQL takes events by COPY, not INSERT
+LOG_COPY: Final = 'COPY log (id, "table", kind, boot_id, seq, ts, body, session_id) FROM STDIN'
+LOG_IDS: Final = text(
+    "SELECT nextval(pg_get_serial_sequence('log', 'id')) FROM generate_series(1, :n)"
+)
+
+
+def insert_events(session: Session, rows: Sequence[dict[str, Any]]) -> list[int]:
+    """Event rows, of one table or several, in one statement; their log ids in the rows'
+    order. On PostgreSQL a batch goes by COPY with ids taken from the sequence first: a
+    multi-row INSERT of hundreds of rows was a new statement text each time, parsed by
+    the driver and planned by the server every batch (over half a drained backlog's
+    time)."""
+    if not rows:
+        return []
+    if len(rows) >= COPY_FROM and session.get_bind().dialect.name == "postgresql":
+        return _copy_events(session, rows)
+    query = insert(Log).returning(Log.id, sort_by_parameter_order=True)
+    return list(session.scalars(query, rows))
+
+
+def _copy_events(session: Session, rows: Sequence[dict[str, Any]]) -> list[int]:
+    connection = session.connection()
+    ids = sorted(connection.execute(LOG_IDS, {"n": len(rows)}).scalars())
+    driver = connection.connection.driver_connection
+    assert driver is not None
+    try:
+        with driver.cursor() as cursor, cursor.copy(LOG_COPY) as copy:
+            for log_id, row in zip(ids, rows, strict=True):
+                body = None if row["body"] is None else json.dumps(row["body"])
+                key = (row["table"], row["kind"], row["boot_id"], row["seq"])
+                copy.write_row((log_id, *key, row["ts"], body, row["session_id"]))
+    except driver.IntegrityError as exc:  # a duplicate event: the caller finds which
+        raise IntegrityError(LOG_COPY, None, exc) from exc
+    return ids
+
+
 class Projector:
     """One transaction's writes: log entries, and the rows the fold derived from them.
 
@@ -132,12 +170,19 @@ class Projector:
         return self.entries([applied])[0]
 
     def _events(self, run: Sequence[Applied]) -> list[int]:
-        if not run:
+        rows = self.event_rows(run)
+        if not rows:
             return []
+        log_ids = insert_events(self.session, rows)
+        self.events_stored(run, rows, log_ids)
+        return log_ids
+
+    def event_rows(self, run: Sequence[Applied]) -> list[dict[str, Any]]:
+        """The log rows of a run of events of this table, to be inserted."""
         rows: list[dict[str, Any]] = []
         for item in run:
             event = item.event
-            if event is None:
+            if item.kind != "event" or event is None:
                 raise InvalidEntry("an entry of kind 'event' needs its event")
             if event.table != self.table:
                 raise InvalidEntry(f"event of table {event.table!r} appended to {self.table!r}")
@@ -152,12 +197,15 @@ class Projector:
                     "session_id": self._session_of(item),
                 }
             )
-        insert_ids = insert(Log).returning(Log.id, sort_by_parameter_order=True)
-        log_ids = list(self.session.scalars(insert_ids, rows))
+        return rows
+
+    def events_stored(
+        self, run: Sequence[Applied], rows: Sequence[dict[str, Any]], log_ids: Sequence[int]
+    ) -> None:
+        """The rows the events' records derive, now that the events have their log ids."""
         for item, log_id, row in zip(run, log_ids, rows, strict=True):
             for record in item.records:
                 self.record(log_id, row["session_id"], record)
-        return log_ids
 
     def _session_of(self, applied: Applied) -> int | None:
         return applied.session_id if applied.session_id is not None else self.started

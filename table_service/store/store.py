@@ -68,6 +68,7 @@ from table_service.store.projector import (
     LogReader,
     Projector,
     Rederived,
+    insert_events,
     open_session_row,
     rederive,
     restore,
@@ -306,17 +307,34 @@ class Store:
         started in the batch is the session of the batch's later entries that name
         none (the caller cannot know its id yet). `snapshot` is kept at the last entry.
         """
+        return self.append_tables([(table, applied, snapshot)])[0]
+
+    def append_tables(
+        self, parts: Sequence[tuple[str, Sequence[Applied], bytes | None]]
+    ) -> list[list[int]]:
+        """`append` for several tables in ONE transaction (the service's batch: a commit
+        per table per batch cost a drained backlog most of its time); each table's log ids.
+        All or nothing: a duplicate in any table raises DuplicateEvent naming it, and
+        nothing of any table is written."""
         try:
             with self._write() as session:
-                writer = Projector(session, table)
-                log_ids = writer.entries(applied)
-                if snapshot is not None:
-                    writer.snapshot(snapshot, log_ids[-1] if log_ids else None)
-                return log_ids
+                writers = [Projector(session, table) for table, _, _ in parts]
+                if all(a.kind == "event" for _, applied, _ in parts for a in applied):
+                    every = _events_of_tables(session, writers, [p[1] for p in parts])
+                else:  # a session, a ruling or a fault: their rows are read by what follows
+                    every = [
+                        w.entries(applied)
+                        for w, (_, applied, _) in zip(writers, parts, strict=True)
+                    ]
+                for writer, log_ids, (_, _, snapshot) in zip(writers, every, parts, strict=True):
+                    if snapshot is not None:
+                        writer.snapshot(snapshot, log_ids[-1] if log_ids else None)
+                return every
         except IntegrityError as exc:
-            duplicate = self._duplicate(table, applied)
-            if duplicate is not None:
-                raise DuplicateEvent(table, *duplicate) from None
+            for table, applied, _ in parts:
+                duplicate = self._duplicate(table, applied)
+                if duplicate is not None:
+                    raise DuplicateEvent(table, *duplicate) from None
             raise StoreError(f"refused by the database: {exc.orig}") from exc
 
     def _duplicate(self, table: str, applied: Sequence[Applied]) -> tuple[int, int] | None:
@@ -1093,3 +1111,19 @@ def _correction_info(c: CorrectionModel, when: str, name: Callable[[object], str
         ]
     tai = body.get("tai", "") if c.kind == "penalty" else ""
     return ["", when, "", "", "", "correction", c.kind, name(body.get("seat")), "", tai, note]
+
+
+def _events_of_tables(
+    session: Session, writers: Sequence[Projector], runs: Sequence[Sequence[Applied]]
+) -> list[list[int]]:
+    """Runs of events of several tables: every log row in one INSERT (each table's rows
+    together, in order), then each table's derived rows; each table's log ids."""
+    rows = [writer.event_rows(run) for writer, run in zip(writers, runs, strict=True)]
+    ids = iter(insert_events(session, [row for table_rows in rows for row in table_rows]))
+    every = []
+    for writer, run, table_rows in zip(writers, runs, rows, strict=True):
+        log_ids = [next(ids) for _ in table_rows]
+        writer.events_stored(run, table_rows, log_ids)
+        writer.write()
+        every.append(log_ids)
+    return every

@@ -9,6 +9,7 @@ from sqlalchemy import func, select
 from firmware_bridge.messages import Event
 from table_service.mirror import Fault, Violation
 from table_service.store import Applied, DuplicateEvent, InvalidEntry, Store
+from table_service.store import projector as projector_module
 from table_service.store import store as store_module
 from table_service.store.models import FaultModel, HandModel, LedgerLine, Log, SessionModel
 from tests.store.kit import SESSION, Game, applied, event, play
@@ -145,3 +146,56 @@ def test_tables(store: Store) -> None:
     store.append("t2", applied("t2", 1))
     store.append("t1", [Applied("session", None, SESSION)])
     assert store.tables() == ["t1", "t2"]
+
+
+def _violations_of(table: str, seqs: range) -> list[Applied]:
+    """Events of `table`, each with a violation naming it (the rows an event derives)."""
+    return [
+        Applied("event", event(table, s), None, [Violation(
+            table=table, boot_id=7, seq=s, seat=s % 4, code="out_of_turn", detail=f"#{s}")])
+        for s in seqs
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("size", [3, projector_module.COPY_FROM + 5], ids=["insert", "copy"])
+def test_several_tables_go_in_one_transaction_each_in_its_order(store: Store, size: int) -> None:
+    """The service's batch: every table's events at once (on PostgreSQL a large one by COPY),
+    read back as each was appended alone would be: the events, their order, the rows they
+    derive naming their own log ids, the snapshot at each table's last entry."""
+    store.append("t2", applied("t2", 1))  # a table with a log already
+    parts = [
+        ("t1", _violations_of("t1", range(1, size + 1)), b"one"),
+        ("t2", applied("t2", *range(2, size + 2)), None),
+        ("t3", _violations_of("t3", range(1, 3)), b"three"),
+    ]
+    every = store.append_tables(parts)
+    assert [len(ids) for ids in every] == [size, size, 2]
+    for (table, batch, snapshot), ids in zip(parts, every, strict=True):
+        assert ids == sorted(ids)
+        entries = [e for e in store.entries(table) if e.log_id in ids]
+        assert [e.event for e in entries] == [a.event for a in batch]
+        assert [e.log_id for e in entries] == ids
+        found = {v.seq: v for v in store.violations(table)}
+        for a, log_id in zip(batch, ids, strict=True):
+            for v in a.records:
+                assert (found[v.seq].log_id, found[v.seq].detail) == (log_id, v.detail)
+        if snapshot is not None:
+            assert store.latest_snapshot(table) == (ids[-1], snapshot)
+    assert store.latest_snapshot("t2") is None
+    assert store.last_event_key("t2") == (7, size + 1)
+
+
+@pytest.mark.parametrize("size", [3, projector_module.COPY_FROM + 5], ids=["insert", "copy"])
+def test_a_duplicate_in_one_table_stores_no_table_of_the_batch(store: Store, size: int) -> None:
+    store.append("t2", applied("t2", 2))
+    before = count(store, Log)
+    parts = [
+        ("t1", _violations_of("t1", range(1, size + 1)), b"never"),
+        ("t2", applied("t2", *range(3, size + 2), 2), None),  # seq 2 is stored already
+    ]
+    with pytest.raises(DuplicateEvent, match=r"event \(t2, 7, 2\) is already stored"):
+        store.append_tables(parts)
+    assert count(store, Log) == before
+    assert store.violations("t1") == [] and store.latest_snapshot("t1") is None
+    store.append_tables(parts[:1])  # the rest is whole: stored once the culprit is out
+    assert len(store.violations("t1")) == size

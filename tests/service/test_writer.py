@@ -1,0 +1,91 @@
+"""The service's writer: a batch of every table's events goes into the records in one
+transaction, and a table whose entries the records refuse costs the others nothing."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+
+import pytest
+
+from firmware_bridge.messages import Event
+from table_service.service.hub import Hub
+from table_service.service.live import Service, _Work
+from table_service.service.settings import ServeSettings
+from table_service.store import Applied, Store
+from table_sim.recording import record_game
+
+
+def first_events(table: str, count: int) -> list[Event]:
+    hand = record_game(3, 1, table=table)[0]
+    return hand.events[:count]
+
+
+@pytest.fixture
+async def writer(store_url: str) -> AsyncIterator[tuple[Service, Store]]:
+    """A service's writer on a real store, fed by the test instead of the broker."""
+    store = Store(store_url)
+    store.migrate()
+    service = Service(ServeSettings(db=store_url, drive_table=False), store, Hub())
+    task = asyncio.create_task(service._writer())
+    yield service, store
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+    service._pool.shutdown()
+    store.close()
+
+
+async def drained(service: Service) -> None:
+    async with asyncio.timeout(30):
+        while service._backlog():
+            await asyncio.sleep(0.01)
+
+
+def stored_seqs(store: Store, table: str) -> list[int]:
+    return [e.event.seq for e in store.entries(table) if e.event is not None]
+
+
+async def test_one_batch_of_many_tables_is_stored_whole_and_announced(
+    writer: tuple[Service, Store],
+) -> None:
+    service, store = writer
+    tables = {name: first_events(name, 90) for name in ("t1", "t2", "t3")}
+    async with service.hub.subscribe(None) as feed:
+        for i in range(90):  # interleaved, as a club's arrive: one batch holds all tables
+            for name, events in tables.items():
+                service._queue.put_nowait(_Work(name, "event", event=events[i]))
+        await drained(service)
+        said = feed.take()
+    for name, events in tables.items():
+        assert stored_seqs(store, name) == [e.seq for e in events]
+        assert any(f'"table":"{name}"' in text and '"type":"state"' in text for text in said)
+    assert service.applied == 270 + 3  # each table's events, and its default session
+
+
+async def test_a_table_whose_entries_are_refused_costs_the_others_nothing(
+    writer: tuple[Service, Store], caplog: pytest.LogCaptureFixture
+) -> None:
+    """Another writer stored one of t2's events (this process's picture of t2 is behind
+    the records): the batch is refused as a whole, then each table is stored alone, so
+    t1's events go in and only t2 is rebuilt from its records."""
+    service, store = writer
+    ours, theirs = first_events("t1", 80), first_events("t2", 80)
+
+    async def arrive(start: int, end: int) -> None:
+        for one, other in zip(ours[start:end], theirs[start:end], strict=True):
+            service._queue.put_nowait(_Work("t1", "event", event=one))
+            service._queue.put_nowait(_Work("t2", "event", event=other))
+        await drained(service)
+
+    await arrive(0, 10)
+    store.append("t2", [Applied("event", theirs[40], None)])
+    with caplog.at_level(logging.WARNING, logger="table_service.service"):
+        await arrive(10, 80)
+    assert stored_seqs(store, "t1") == [e.seq for e in ours]
+    assert theirs[40].seq in stored_seqs(store, "t2")
+    assert stored_seqs(store, "t2").count(theirs[40].seq) == 1
+    said = caplog.text
+    assert "tables refused" in said and "storing each alone" in said
+    assert "table t2: an event already stored; rebuilding from the records" in said
+    assert "table t1: an event already stored" not in said
