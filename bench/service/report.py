@@ -32,6 +32,10 @@ def ms(value: float) -> float | None:
     return None if math.isnan(value) or math.isinf(value) else round(value * 1000, 1)
 
 
+def fmt(value: float | None, spec: str) -> str:
+    return "-" if value is None else format(value, spec)
+
+
 def show_ms(value: float | None, raw: float) -> str:
     if value is not None:
         return f"{value:.1f}"
@@ -55,6 +59,7 @@ def figures(
     mqtt: str,
     db_url: str,
     service_log: str,
+    loops_at: list[dict[str, Any] | None],
 ) -> dict[str, Any]:
     settle = min(5.0, args.step_seconds / 5)
     unseen = probe.unseen()
@@ -93,6 +98,13 @@ def figures(
             xacts = cpu_at[i + 1]["transactions"] - cpu_at[i]["transactions"]
             if xacts:
                 per_commit = round((cpu_at[i + 1]["stored"] - cpu_at[i]["stored"]) / xacts, 2)
+        pub_p50, pub_p99 = percentile(pub, 0.5), percentile(pub, 0.99)
+        loop_over, loop_max = None, None
+        if i + 1 < len(loops_at) and loops_at[i] and loops_at[i + 1]:
+            a, b = loops_at[i], loops_at[i + 1]
+            assert a is not None and b is not None
+            loop_over = b["over_ms"]["10"] - a["over_ms"]["10"]
+            loop_max = b["last_minute_max_ms"]  # the step's, and up to a minute before it
         out_steps.append(
             {
                 "target": rate,
@@ -112,8 +124,14 @@ def figures(
                 "ws_samples": len(lat),
                 "ws_never": sum(1 for v in lat if math.isinf(v)),
                 "ws_p99_raw": p99,
-                "pub_p50_ms": ms(percentile(pub, 0.5)),
-                "pub_p99_ms": ms(percentile(pub, 0.99)),
+                "pub_p50_ms": ms(pub_p50),
+                "pub_p99_ms": ms(pub_p99),
+                # the service's own share: what the WebSocket adds to the link's own arrival
+                "service_p50_ms": ms(p50 - pub_p50) if lat and pub else None,
+                "service_p99_ms": ms(p99 - pub_p99) if lat and pub else None,
+                "held_ratio": round(held / offered, 3) if offered else None,
+                "loop_pauses_over_10ms": loop_over,
+                "loop_pause_max_ms": loop_max,
                 "hand_p50_ms": ms(percentile(rec, 0.5)),
                 "hand_p99_ms": ms(percentile(rec, 0.99)),
                 "hands": len(rec),
@@ -251,6 +269,19 @@ def report(result: dict[str, Any]) -> None:
         " records (exact key) on the WebSocket, mqtt = the same records on MQTT"
         " (…/service/hand), n = samples"
     )
+    print("\nThe service's own share (issue 23's aim: <= 5 ms at p50, <= 10 ms at p99)")
+    head = (
+        f"{'target':>6} {'held/offered':>12} | {'ws - pub p50':>12} {'p99':>7} |"
+        f" {'loop pauses > 10 ms':>19} {'longest (last minute)':>21}"
+    )
+    print(head)
+    print("-" * len(head))
+    for s in result["steps"]:
+        print(
+            f"{s['target']:>6.0f} {fmt(s['held_ratio'], '.3f'):>12} |"
+            f" {fmt(s['service_p50_ms'], '.1f'):>12} {fmt(s['service_p99_ms'], '.1f'):>7} |"
+            f" {fmt(s['loop_pauses_over_10ms'], 'd'):>19} {fmt(s['loop_pause_max_ms'], '.1f'):>21}"
+        )
     head = (
         f"{'target':>6} | {'service':>7} {'(loop':>5} {'threads)':>8} {'load':>5} {'probe':>5}"
         f" {'mosq.':>5} {'pg':>4} {'other':>5} {'all':>4} | {'events/commit':>13} | limit"

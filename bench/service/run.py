@@ -80,6 +80,16 @@ class Child:
         return n0 + (n1 - n0) * (t - t0) / (t1 - t0) if t1 > t0 else float(n1)
 
 
+def loop_pauses(port: int) -> dict[str, Any] | None:
+    """The service's event-loop pauses as its health tells them (None: no answer)."""
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/health", timeout=5) as r:
+            pauses = json.loads(r.read()).get("loop_pauses")
+    except (OSError, ValueError):
+        return None
+    return pauses if isinstance(pauses, dict) else None
+
+
 def health_ok(port: int) -> bool:
     try:
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/health", timeout=1) as r:
@@ -196,6 +206,7 @@ async def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
         )
         samples: list[tuple[float, float, float, int]] = []  # (t, sent, stored, published)
         cpu_at: list[dict[str, float]] = []
+        loops_at: list[dict[str, Any] | None] = []  # the service's loop pauses, per boundary
         boundaries = [s[0] for s in steps] + [steps[-1][1]]
         next_boundary = 0
         last_freeze = time.monotonic()
@@ -204,6 +215,7 @@ async def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
             if next_boundary < len(boundaries) and now >= boundaries[next_boundary]:
                 await asyncio.to_thread(stored)
                 cpu_at.append(await asyncio.to_thread(cpu.sample, stored))
+                loops_at.append(await asyncio.to_thread(loop_pauses, port))
                 next_boundary += 1
                 if next_boundary > 1:
                     print(f"  step {next_boundary - 1} done", flush=True)
@@ -241,7 +253,7 @@ async def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
         rss = rss_bytes(service.pid) if service.poll() is None else 0
         return figures(
             args, rates, steps, offset, samples, [*cpu_at, drain_cpu], probe, done, sent_total,
-            count, drained, rss, notes, mqtt, db_url, service_log.name,
+            count, drained, rss, notes, mqtt, db_url, service_log.name, loops_at,
         )  # fmt: skip
     finally:
         for child in children:

@@ -13,6 +13,8 @@ from typing import Final, Literal
 
 from pydantic import BaseModel, Field
 
+from table_service.service.loop_watch import LoopPauses
+
 STALL_AFTER: Final = 10.0  # seconds entries may wait in the backlog with nothing stored
 
 
@@ -40,6 +42,9 @@ class Health(BaseModel):
     )
     websockets: dict[str, int] = Field(
         default_factory=dict, description="WebSocket clients open, and refused over the caps"
+    )
+    loop_pauses: LoopPauses | None = Field(
+        None, description="how long the event loop was held, which every client waits out"
     )
 
 

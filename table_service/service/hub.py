@@ -2,10 +2,11 @@
 
 In-process and bounded, and never the writer's rival: a change is made JSON text once,
 whoever hears it, and each client's `Feed` keeps its records (a hand, a violation, a
-fault) in order but only the newest state of each table, which its sender takes at most
-every `FLUSH_EVERY` seconds. So a client costs a few sends a second however fast the
-tables play (a scoreboard needs the newest picture, not every one between), and one
-too slow even for that is told to fetch a fresh snapshot.
+fault) in order but only the newest state of each table. Every client's sender shares
+one budget, `SENDS_PER_SECOND`, paced by `Hub.pace`: a lone scoreboard gets each change
+within a millisecond, a crowd of 600 a batch every quarter second (a scoreboard needs the
+newest picture, not every one between), and the crowd costs the writer the same however
+fast the tables play. A client too slow even for that is told to fetch a fresh snapshot.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Any, Final
 CLUB: Final = "*"  # the channel that hears every table
 # "you missed changes: fetch a snapshot" (a subscriber tells it by identity: `is RESYNC`)
 RESYNC: Final[str] = json.dumps({"type": "resync"})
-FLUSH_EVERY: Final = 0.25  # seconds a client's sender waits between batches
+SENDS_PER_SECOND: Final = 2_400  # every client's batches together, at most, a second
 RECORDS_MAX: Final = 1000  # records a client may have waiting before it is told to resync
 
 
@@ -95,3 +96,8 @@ class Hub:
     @property
     def listeners(self) -> int:
         return sum(len(s) for s in self._subscribers.values())
+
+    def pace(self) -> float:
+        """Seconds a client's sender waits after a batch: its share of the budget (changes
+        meanwhile wait in its feed, each table's state replaced by its newest)."""
+        return self.listeners / SENDS_PER_SECOND

@@ -40,6 +40,7 @@ from table_service.service.disclosure import Disclosure, in_play, withheld
 from table_service.service.drive import alert_commands, led_commands, seat_modes
 from table_service.service.health import Facts, Health, judge
 from table_service.service.hub import Hub
+from table_service.service.loop_watch import LoopWatch
 from table_service.service.ownership import Ownership, ownership_for
 from table_service.service.settings import ServeSettings
 from table_service.store import Applied, DuplicateEvent, InvalidEntry, Store
@@ -182,6 +183,7 @@ class Service:
         self._health_said: str | None = None
         self.disclosure = Disclosure()
         self._epochs: dict[str, int] = {}  # per table, how often its stream was followed anew
+        self.loop = LoopWatch()
 
     # --- the public face: what the API calls ----------------------------------------
 
@@ -235,7 +237,7 @@ class Service:
         """What the service does now: the tables it follows, what waits, and any fault."""
         consumer = self._consumer
         backlog = self._backlog()
-        return judge(
+        health = judge(
             Facts(
                 now=time.monotonic(),
                 database_error=self._database_error,
@@ -249,6 +251,7 @@ class Service:
                 waiting={w.table: w.count for w in consumer.waiting_tables()} if consumer else {},
             )
         )
+        return health.model_copy(update={"loop_pauses": self.loop.pauses()})
 
     # --- running ---------------------------------------------------------------------
 
@@ -287,6 +290,7 @@ class Service:
             "mqtt": self._mqtt,
             "claimer": self._claimer,
             "health": self._watch_health,
+            "loop": self.loop.run,
             # every session's tallies counted once, off the writer's thread, so the first
             # leaderboard a TV asks for after a start is not the one that counts the club
             "figures": lambda: asyncio.to_thread(self.store.count_figures),

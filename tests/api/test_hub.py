@@ -1,12 +1,15 @@
 """The hub fans a change out as one JSON text to every client; each client's feed keeps
 its records in order but only the newest state of each table (its sender takes a batch
-every so often, however fast the tables play); one too far behind is told to resync."""
+at its share of one budget of sends, however fast the tables play); one too far behind
+is told to resync."""
 
 from __future__ import annotations
 
 import json
 
-from table_service.service.hub import RESYNC, Hub
+import pytest
+
+from table_service.service.hub import RESYNC, SENDS_PER_SECOND, Hub
 
 
 def state(table: str, n: int) -> dict[str, object]:
@@ -58,3 +61,23 @@ async def test_a_subscriber_too_far_behind_is_told_to_resync() -> None:
         assert json.loads(RESYNC) == {"type": "resync"}
         hub.publish("t1", {"type": "violation", "table": "t1", "n": 3})  # then changes again
         assert [json.loads(t)["n"] for t in slow.take()] == [3]
+
+
+async def test_every_sender_shares_one_budget_of_sends() -> None:
+    """A lone scoreboard waits a fraction of a millisecond between batches, so a change
+    reaches it at once; a crowd waits longer each, so together they never send more than
+    the budget however fast the tables play."""
+    hub = Hub()
+    async with hub.subscribe("t1"):
+        alone = hub.pace()
+    assert 0 < alone < 0.001
+    crowd = [hub.subscribe(None) for _ in range(600)]
+    for feed in crowd:
+        await feed.__aenter__()
+    try:
+        assert hub.listeners / hub.pace() == SENDS_PER_SECOND  # batches a second, all told
+        assert hub.pace() == pytest.approx(600 * alone)
+    finally:
+        for feed in crowd:
+            await feed.__aexit__(None, None, None)
+    assert hub.pace() == 0

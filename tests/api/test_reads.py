@@ -3,6 +3,7 @@ and the exports, against a real service that played a recorded game."""
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import io
 import time
@@ -234,6 +235,19 @@ async def test_health(api: Api, game: list[RecordedHand]) -> None:
     assert (health["status"], health["tables"], health["backlog"]) == ("ok", 1, 0)
     (followed,) = health["followed"]
     assert followed["table"] == "t1" and 0 <= followed["last_stored_age"] < 60
+
+
+async def test_health_tells_how_long_the_event_loop_was_held(api: Api) -> None:
+    """A piece of work that holds the loop (here an 80 ms sleep that blocks it) is what
+    every client waits out: the health counts it by size and tells the longest."""
+    before = (await api.get("/api/health"))["loop_pauses"]
+    await asyncio.sleep(0.1)  # the watch ticks
+    time.sleep(0.08)
+    await asyncio.sleep(0.05)
+    after = (await api.get("/api/health"))["loop_pauses"]
+    assert after["max_ms"] >= 70 and after["last_minute_max_ms"] >= 70
+    grew = {size: after["over_ms"][size] - before["over_ms"][size] for size in after["over_ms"]}
+    assert grew["10"] >= 1 and grew["50"] >= 1
 
 
 async def test_a_hands_events_step_through_the_hand(api: Api, game: list[RecordedHand]) -> None:

@@ -12,7 +12,7 @@ from starlette.websockets import WebSocketDisconnect
 from firmware_bridge.stopping import cancel_and_wait
 from table_service.service.guards import TRY_AGAIN_LATER, SocketGate, client_of
 from table_service.service.health import Health
-from table_service.service.hub import FLUSH_EVERY, RESYNC
+from table_service.service.hub import RESYNC
 from table_service.service.routes.common import Backend, TableName
 
 GONE: Final = (WebSocketDisconnect, OSError, RuntimeError)  # a client that went mid-send
@@ -58,7 +58,7 @@ def router(backend: Backend, sockets: SocketGate) -> APIRouter:
                             await ws.send_json(snapshot(table))
                         else:
                             await ws.send_text(message)
-                    await asyncio.sleep(FLUSH_EVERY)  # states meanwhile: only the newest
+                    await asyncio.sleep(service.hub.pace())  # states meanwhile: the newest
 
             async def receive() -> None:  # the client says nothing; this hears it go
                 while (await ws.receive())["type"] != "websocket.disconnect":
