@@ -99,12 +99,14 @@ def figures(
             if xacts:
                 per_commit = round((cpu_at[i + 1]["stored"] - cpu_at[i]["stored"]) / xacts, 2)
         pub_p50, pub_p99 = percentile(pub, 0.5), percentile(pub, 0.99)
-        loop_over, loop_max = None, None
+        loop_over, loop_max, full_gcs, gc_max = None, None, None, None
         if i + 1 < len(loops_at) and loops_at[i] and loops_at[i + 1]:
             a, b = loops_at[i], loops_at[i + 1]
             assert a is not None and b is not None
             loop_over = b["over_ms"]["10"] - a["over_ms"]["10"]
             loop_max = b["last_minute_max_ms"]  # the step's, and up to a minute before it
+            full_gcs = b["gc"]["2"]["count"] - a["gc"]["2"]["count"]
+            gc_max = b["gc"]["2"]["max_ms"]  # since the service started
         out_steps.append(
             {
                 "target": rate,
@@ -132,6 +134,8 @@ def figures(
                 "held_ratio": round(held / offered, 3) if offered else None,
                 "loop_pauses_over_10ms": loop_over,
                 "loop_pause_max_ms": loop_max,
+                "full_collections": full_gcs,
+                "full_collection_max_ms": gc_max,
                 "hand_p50_ms": ms(percentile(rec, 0.5)),
                 "hand_p99_ms": ms(percentile(rec, 0.99)),
                 "hands": len(rec),
@@ -272,7 +276,8 @@ def report(result: dict[str, Any]) -> None:
     print("\nThe service's own share (issue 23's aim: <= 5 ms at p50, <= 10 ms at p99)")
     head = (
         f"{'target':>6} {'held/offered':>12} | {'ws - pub p50':>12} {'p99':>7} |"
-        f" {'loop pauses > 10 ms':>19} {'longest (last minute)':>21}"
+        f" {'loop pauses > 10 ms':>19} {'longest (last minute)':>21} |"
+        f" {'full GCs':>8} {'longest (all run)':>17}"
     )
     print(head)
     print("-" * len(head))
@@ -280,7 +285,8 @@ def report(result: dict[str, Any]) -> None:
         print(
             f"{s['target']:>6.0f} {fmt(s['held_ratio'], '.3f'):>12} |"
             f" {fmt(s['service_p50_ms'], '.1f'):>12} {fmt(s['service_p99_ms'], '.1f'):>7} |"
-            f" {fmt(s['loop_pauses_over_10ms'], 'd'):>19} {fmt(s['loop_pause_max_ms'], '.1f'):>21}"
+            f" {fmt(s['loop_pauses_over_10ms'], 'd'):>19} {fmt(s['loop_pause_max_ms'], '.1f'):>21} |"
+            f" {fmt(s['full_collections'], 'd'):>8} {fmt(s['full_collection_max_ms'], '.1f'):>17}"
         )
     head = (
         f"{'target':>6} | {'service':>7} {'(loop':>5} {'threads)':>8} {'load':>5} {'probe':>5}"

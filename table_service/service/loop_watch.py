@@ -3,12 +3,14 @@ waits behind the piece of work that holds it (a garbage collection, a long fold)
 
 A tick every `TICK` seconds measures how late it woke; the lateness is a pause. Counted
 by size since the start (so a reader takes the difference over any span), with the
-longest since the start and the longest in the last minute, for `/api/health`.
+longest since the start and the longest in the last minute, for `/api/health`; beside
+them the garbage collector's own runs by generation, the usual cause of a long one.
 """
 
 from __future__ import annotations
 
 import asyncio
+import gc
 import time
 from collections import deque
 from typing import Final
@@ -26,6 +28,10 @@ class LoopPauses(BaseModel):
     over_ms: dict[str, int] = Field(
         description="pauses longer than each size (ms) since the start, e.g. {'10': 3, ...}"
     )
+    gc: dict[str, dict[str, float]] = Field(
+        default_factory=dict,
+        description="the collector's runs since the start per generation: count, longest ms",
+    )
 
 
 class LoopWatch:
@@ -35,6 +41,8 @@ class LoopWatch:
         self.max_ms = 0.0
         self.over = dict.fromkeys(OVER_MS, 0)
         self._recent: deque[tuple[float, float]] = deque()  # (when, ms) of pauses ≥ 1 ms
+        self.collections = {generation: [0, 0.0] for generation in range(3)}  # count, max ms
+        self._collecting = 0.0
 
     def note(self, now: float, pause_ms: float) -> None:
         """One tick's lateness."""
@@ -52,11 +60,29 @@ class LoopWatch:
             max_ms=round(self.max_ms, 1),
             last_minute_max_ms=round(max((ms for _, ms in self._recent), default=0.0), 1),
             over_ms={str(size): n for size, n in self.over.items()},
+            gc={
+                str(generation): {"count": count, "max_ms": round(longest, 1)}
+                for generation, (count, longest) in self.collections.items()
+            },
         )
 
+    def _collected(self, phase: str, info: dict[str, int]) -> None:
+        """gc's callback: each collection timed (any thread's; the loop waits on the GIL)."""
+        if phase == "start":
+            self._collecting = time.perf_counter()
+            return
+        took = (time.perf_counter() - self._collecting) * 1000
+        runs = self.collections[info["generation"]]
+        runs[0] += 1
+        runs[1] = max(runs[1], took)
+
     async def run(self) -> None:
-        while True:
-            before = time.perf_counter()
-            await asyncio.sleep(TICK)
-            now = time.perf_counter()
-            self.note(now, max(0.0, (now - before - TICK) * 1000))
+        gc.callbacks.append(self._collected)
+        try:
+            while True:
+                before = time.perf_counter()
+                await asyncio.sleep(TICK)
+                now = time.perf_counter()
+                self.note(now, max(0.0, (now - before - TICK) * 1000))
+        finally:
+            gc.callbacks.remove(self._collected)

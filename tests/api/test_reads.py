@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import csv
+import gc
 import io
 import time
 from typing import Any
@@ -239,12 +240,16 @@ async def test_health(api: Api, game: list[RecordedHand]) -> None:
 
 async def test_health_tells_how_long_the_event_loop_was_held(api: Api) -> None:
     """A piece of work that holds the loop (here an 80 ms sleep that blocks it) is what
-    every client waits out: the health counts it by size and tells the longest."""
+    every client waits out: the health counts it by size and tells the longest, and the
+    collector's runs beside it."""
     before = (await api.get("/api/health"))["loop_pauses"]
     await asyncio.sleep(0.1)  # the watch ticks
     time.sleep(0.08)
+    gc.collect()  # a full collection, timed by the collector's callback
     await asyncio.sleep(0.05)
     after = (await api.get("/api/health"))["loop_pauses"]
+    assert after["gc"]["2"]["count"] > before["gc"]["2"]["count"]
+    assert after["gc"]["2"]["max_ms"] > 0
     assert after["max_ms"] >= 70 and after["last_minute_max_ms"] >= 70
     grew = {size: after["over_ms"][size] - before["over_ms"][size] for size in after["over_ms"]}
     assert grew["10"] >= 1 and grew["50"] >= 1
