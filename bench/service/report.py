@@ -285,7 +285,8 @@ def report(result: dict[str, Any]) -> None:
         print(
             f"{s['target']:>6.0f} {fmt(s['held_ratio'], '.3f'):>12} |"
             f" {fmt(s['service_p50_ms'], '.1f'):>12} {fmt(s['service_p99_ms'], '.1f'):>7} |"
-            f" {fmt(s['loop_pauses_over_10ms'], 'd'):>19} {fmt(s['loop_pause_max_ms'], '.1f'):>21} |"
+            f" {fmt(s['loop_pauses_over_10ms'], 'd'):>19}"
+            f" {fmt(s['loop_pause_max_ms'], '.1f'):>21} |"
             f" {fmt(s['full_collections'], 'd'):>8} {fmt(s['full_collection_max_ms'], '.1f'):>17}"
         )
     head = (

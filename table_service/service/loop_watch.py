@@ -22,13 +22,18 @@ OVER_MS: Final = (10, 25, 50, 100)  # the sizes pauses are counted by
 MINUTE: Final = 60.0
 
 
+class Collections(BaseModel):
+    count: int = Field(description="collections of this generation since the start")
+    max_ms: float = Field(description="the longest of them")
+
+
 class LoopPauses(BaseModel):
     max_ms: float = Field(description="the longest pause since the service started")
     last_minute_max_ms: float = Field(description="the longest pause in the last minute")
     over_ms: dict[str, int] = Field(
         description="pauses longer than each size (ms) since the start, e.g. {'10': 3, ...}"
     )
-    gc: dict[str, dict[str, float]] = Field(
+    gc: dict[str, Collections] = Field(
         default_factory=dict,
         description="the collector's runs since the start per generation: count, longest ms",
     )
@@ -41,7 +46,7 @@ class LoopWatch:
         self.max_ms = 0.0
         self.over = dict.fromkeys(OVER_MS, 0)
         self._recent: deque[tuple[float, float]] = deque()  # (when, ms) of pauses ≥ 1 ms
-        self.collections = {generation: [0, 0.0] for generation in range(3)}  # count, max ms
+        self.collections = {generation: (0, 0.0) for generation in range(3)}  # count, max ms
         self._collecting = 0.0
 
     def note(self, now: float, pause_ms: float) -> None:
@@ -61,7 +66,7 @@ class LoopWatch:
             last_minute_max_ms=round(max((ms for _, ms in self._recent), default=0.0), 1),
             over_ms={str(size): n for size, n in self.over.items()},
             gc={
-                str(generation): {"count": count, "max_ms": round(longest, 1)}
+                str(generation): Collections(count=count, max_ms=round(longest, 1))
                 for generation, (count, longest) in self.collections.items()
             },
         )
@@ -72,9 +77,8 @@ class LoopWatch:
             self._collecting = time.perf_counter()
             return
         took = (time.perf_counter() - self._collecting) * 1000
-        runs = self.collections[info["generation"]]
-        runs[0] += 1
-        runs[1] = max(runs[1], took)
+        count, longest = self.collections[info["generation"]]
+        self.collections[info["generation"]] = (count + 1, max(longest, took))
 
     async def run(self) -> None:
         gc.callbacks.append(self._collected)
