@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import signal
 import sys
 from collections.abc import AsyncIterator, Coroutine, Iterator
@@ -185,11 +186,21 @@ async def cancelled_on(stop: asyncio.Event, work: Coroutine[Any, Any, None]) -> 
         task.result()
 
 
+def out_of_the_collectors_way() -> None:
+    """Everything made to start (the libraries' modules, the app, the tables restored)
+    lives as long as the process: moved out of the collector's sight, so a full collection
+    walks only what was made since (it walked ~110,000 start-up objects in 50-400 ms, a
+    pause every event and every WebSocket client waited out)."""
+    gc.collect()
+    gc.freeze()
+
+
 async def serve(settings: ServeSettings) -> None:
     """The service and its HTTP server in one loop; SIGINT/SIGTERM stop both."""
 
     async def until_one_ends() -> None:
         async with running_service(settings) as parts:
+            out_of_the_collectors_way()
             await asyncio.wait({parts.running, parts.http}, return_when=asyncio.FIRST_COMPLETED)
 
     await cancelled_on(stop_on_signals(), until_one_ends())

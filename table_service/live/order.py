@@ -194,11 +194,12 @@ class _Boot:
         return gone
 
 
-@dataclass(slots=True)
-class _Delivered:
-    digest: bytes
-    event: Event
-    reported: bool = False
+# A delivered event as kept to compare a redelivery with: its digest, the event as JSON
+# (to report a conflict with), whether a conflict on it was reported. A plain tuple of
+# bytes and a bool, which the garbage collector stops tracking: kept as an `Event`, 4,096
+# a table made a million tracked objects at 50 tables, and every full collection walked
+# them (up to 0.4 s, a pause of the whole service).
+_Delivered = tuple[bytes, bytes, bool]
 
 
 @dataclass
@@ -262,7 +263,11 @@ class TableStream:
         return None
 
     def _remember(self, event: Event, reported: bool) -> None:
-        self.digests[(event.boot_id, event.seq)] = _Delivered(digest(event), event, reported)
+        self.digests[(event.boot_id, event.seq)] = (
+            digest(event),
+            event.model_dump_json().encode(),
+            reported,
+        )
         while len(self.digests) > self.max_digests:
             self.digests.popitem(last=False)
 
@@ -418,15 +423,18 @@ class StreamOrder:
 
     def _redelivered(self, stream: TableStream, event: Event) -> Step:
         """A key already delivered: a duplicate, or a conflict if its content differs."""
-        seen = stream.digests.get((event.boot_id, event.seq))
-        if seen is None or seen.digest == digest(event):
+        key = (event.boot_id, event.seq)
+        seen = stream.digests.get(key)
+        if seen is None or seen[0] == digest(event):
             self.counts.duplicates += 1
             return Step("duplicate", event)
         self.counts.conflicts += 1
         report = None
-        if not seen.reported:
-            seen.reported = True
-            report = Conflict(stream.name, event.boot_id, event.seq, seen.event, event)
+        sealed, delivered, reported = seen
+        if not reported:
+            stream.digests[key] = (sealed, delivered, True)
+            first = Event.model_validate_json(delivered)
+            report = Conflict(stream.name, event.boot_id, event.seq, first, event)
         return Step("conflict", event, conflict=report)
 
     def _redelivered_held(
