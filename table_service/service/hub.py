@@ -71,11 +71,21 @@ class Hub:
     def publish(self, table: str, message: dict[str, Any]) -> None:
         """Hand `message`, as JSON text made once, to every subscriber of the table and of
         the club."""
-        feeds = [f for channel in (table, CLUB) for f in self._subscribers.get(channel, ())]
+        feeds = self._feeds(table)
         if not feeds:
             return
         text = json.dumps(message, separators=(",", ":"), ensure_ascii=False)
-        kind = str(message.get("type", ""))
+        self._put(feeds, table, str(message.get("type", "")), text)
+
+    def publish_text(self, table: str, kind: str, text: str) -> None:
+        """`publish` for a message already made JSON text (of type `kind`)."""
+        self._put(self._feeds(table), table, kind, text)
+
+    def _feeds(self, table: str) -> list[Feed]:
+        return [f for channel in (table, CLUB) for f in self._subscribers.get(channel, ())]
+
+    @staticmethod
+    def _put(feeds: list[Feed], table: str, kind: str, text: str) -> None:
         for feed in feeds:
             feed.put(table, kind, text)
 

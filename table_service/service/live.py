@@ -575,6 +575,13 @@ class Service:
         pending.clear()
         if not parts:
             return
+        # The picture goes out before the commit when the batch concluded nothing (most do):
+        # it is the tiles as they lie, which the bridges' outboxes hold until stored. What is
+        # concluded (a hand, a violation) waits for the commit, and its picture after it.
+        shown = {r.table for r, applied, _ in parts if not any(a.records for a in applied)}
+        for runner, _, _ in parts:
+            if runner.table in shown:
+                self._show(runner)
         try:
             await self._db(
                 self.store.append_tables, [(r.table, applied, snap) for r, applied, snap in parts]
@@ -589,7 +596,8 @@ class Service:
         for runner, applied, _ in stored:
             self._last_stored[runner.table] = time.monotonic()
             try:
-                self._announce(runner, [r for a in applied for r in a.records])
+                records = [r for a in applied for r in a.records]
+                self._announce(runner, records, shown=runner.table in shown)
             except Exception:  # stored: only the news of it is lost, never the records
                 log.exception("table %s: announcing failed", runner.table)
 
@@ -754,22 +762,30 @@ class Service:
 
     # --- out: MQTT, the table, the WebSockets -------------------------------------------
 
-    def _announce(self, runner: TableRunner, records: list[Record]) -> None:
-        """After a commit: publish what was concluded and drive the table's LEDs. The public
-        (MQTT, WebSockets, the table's beeper) hears a void declaration only when the hand
-        ends; the records and the referee's reads have it at once."""
+    def _show(self, runner: TableRunner) -> None:
+        """The table's picture as the mirror has it now, on its retained MQTT topic and the
+        WebSockets: one JSON text made once for both."""
+        table = runner.table
+        text = json.dumps(runner.state(), separators=(",", ":"), ensure_ascii=False)
+        self._publish(self._topics(table).service_state, text, 1, True)
+        message = f'{{"type":"state","table":{json.dumps(table)},"state":{text}}}'
+        self.hub.publish_text(table, "state", message)
+
+    def _announce(self, runner: TableRunner, records: list[Record], shown: bool = False) -> None:
+        """After a commit: publish what was concluded, then the picture (unless `shown`
+        already), and drive the table's LEDs. The public (MQTT, WebSockets, the table's
+        beeper) hears a void declaration only when the hand ends; the records and the
+        referee's reads have it at once."""
         table = runner.table
         topics = self._topics(table)
         hand_over = not in_play(runner.mirror.hand)
         for record in self.disclosure.public(table, records, hand_over):
             payload = record.model_dump_json(by_alias=True)
             self._publish(topics.service(record.type), payload, 1, False)
-            self.hub.publish(
-                table, {"type": record.type, "table": table, "record": json.loads(payload)}
-            )
-        state = runner.state()
-        self._publish(topics.service_state, json.dumps(state), 1, True)
-        self.hub.publish(table, {"type": "state", "table": table, "state": state})
+            message = f'{{"type":"{record.type}","table":{json.dumps(table)},"record":{payload}}}'
+            self.hub.publish_text(table, record.type, message)
+        if not shown:
+            self._show(runner)
         if not self.settings.drive_table:
             return
         modes = seat_modes(runner.mirror.hand)
@@ -874,8 +890,7 @@ class Service:
         runner = self.tables.get(news.table)
         if runner is not None:
             runner.online, runner.link = online, link
-            state = runner.state()
-            self.hub.publish(news.table, {"type": "state", "table": news.table, "state": state})
+            self._show(runner)
 
 
 def _brief(event: Event) -> str:

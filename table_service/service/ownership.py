@@ -45,6 +45,11 @@ class AdvisoryOwnership(Ownership):
         self._conninfo = parsed.set(drivername="postgresql").render_as_string(hide_password=False)
         self._psycopg = psycopg
         self._conn: Any = psycopg.connect(self._conninfo, autocommit=True)
+        # advisory locks are the database's, not a schema's: two sets of records in two
+        # schemas of one database (two clubs, or two test runs) must not lock each other
+        # (the default schema keeps the keys of before, so a rolling upgrade locks alike)
+        (schema,) = self._conn.execute("SELECT current_schema()").fetchone() or ("public",)
+        self._namespace = NAMESPACE if schema == "public" else f"{NAMESPACE}{schema}:"
         self._owned: set[str] = set()
         self._lock = threading.Lock()  # the service calls from its threads
 
@@ -63,7 +68,8 @@ class AdvisoryOwnership(Ownership):
                 row = (
                     self._connection()
                     .execute(
-                        "SELECT pg_try_advisory_lock(hashtextextended(%s, 0))", (NAMESPACE + table,)
+                        "SELECT pg_try_advisory_lock(hashtextextended(%s, 0))",
+                        (self._namespace + table,),
                     )
                     .fetchone()
                 )
