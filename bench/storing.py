@@ -1,6 +1,7 @@
-"""The table service's writer draining a backlog: events stored per second.
+"""The table service draining a backlog: events stored per second.
 
     .venv/bin/python bench/storing.py [--tables 50] [--hands 2] [--db URL] [--runs 3]
+                                      [--whole]
 
 The service's own writer (`Service._writer`: each event applied to its table's mirror,
 stored with the mirror's records, then announced on the WebSocket hub and queued for
@@ -10,6 +11,13 @@ restart. No broker: the intake (MQTT, ordering) is measured by `bench/service/`,
 mirror alone by `bench/mirror.py`. One WebSocket client (a `Feed` drained as the route
 drains it) listens, so the announcing costs what it costs in a club.
 
+With `--whole`, the whole process instead: `mjtable serve` (its own process) is started
+once so that its MQTT session exists, killed, the backlog published to a private
+Mosquitto (which queues it for the session, up to 100,000 messages), and the service
+started again: events per second from its first event stored to its last, everything
+on the path (MQTT, parsing, ordering, the writer, the WebSockets' hub) paid, and nothing
+else running on the machine. Needs Mosquitto.
+
 Prints events stored per second per run, the best, and the ratio to the aim (issue 23:
 ≥ 5,000 events/s on PostgreSQL), and the mirror alone on the same events, the floor.
 """
@@ -18,14 +26,20 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
+import uuid
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+import aiomqtt  # noqa: E402
+from sqlalchemy import func, select  # noqa: E402
 
 from firmware_bridge.messages import Event  # noqa: E402
 from table_service.mirror.mirror import TableMirror  # noqa: E402
@@ -33,6 +47,7 @@ from table_service.service.hub import Hub  # noqa: E402
 from table_service.service.live import Service, _Work  # noqa: E402
 from table_service.service.settings import ServeSettings  # noqa: E402
 from table_service.store import Store  # noqa: E402
+from table_service.store.models import Log  # noqa: E402
 from table_sim.recording import record_game  # noqa: E402
 from table_sim.service_end import scratch_schema  # noqa: E402
 
@@ -79,6 +94,67 @@ async def drain(url: str, events: list[Event]) -> float:
     return len(events) / took
 
 
+def whole(url: str, events: list[Event], workdir: Path) -> float:
+    """Events per second `mjtable serve` stores draining `events` queued at its broker."""
+    from table_sim.broker import OwnedBroker, free_port
+
+    broker = OwnedBroker(workdir)
+    if not broker.persistent:
+        raise SystemExit("--whole needs mosquitto installed")
+    broker.start()
+    base, port = f"bench-storing-{uuid.uuid4().hex[:6]}", free_port()
+    args = [
+        sys.executable, "-m", "mjtable", "serve", "--mqtt", broker.url, "--db", url,
+        "--port", str(port), "--base-topic", base, "--client-id", base,
+        "--backlog-max", str(2 * len(events)), "--log-level", "WARNING",
+    ]  # fmt: skip
+    store = Store(url)
+    try:
+        first = subprocess.Popen(args, cwd=ROOT, stderr=subprocess.DEVNULL)
+        while not answers(port):  # it answers once its MQTT session is subscribed
+            time.sleep(0.1)
+        first.kill()  # no clean stop: the broker keeps its session, and queues for it
+        first.wait()
+        asyncio.run(publish(broker.url, base, events))
+        second = subprocess.Popen(args, cwd=ROOT, stderr=subprocess.DEVNULL)
+        try:
+            started = None
+            while (count := stored(store)) < len(events):
+                if started is None and count:
+                    started = (time.perf_counter(), count)
+                time.sleep(0.02)
+            assert started is not None
+            return (len(events) - started[1]) / (time.perf_counter() - started[0])
+        finally:
+            second.terminate()
+            second.wait()
+    finally:
+        store.close()
+        broker.stop()
+
+
+def answers(port: int) -> bool:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/health", timeout=1):
+            return True
+    except OSError:
+        return False
+
+
+def stored(store: Store) -> int:
+    """Events in the log."""
+    with store.engine.connect() as connection:
+        query = select(func.count()).select_from(Log).where(Log.kind == "event")
+        return int(connection.scalar(query) or 0)
+
+
+async def publish(mqtt: str, base: str, events: list[Event]) -> None:
+    host, port = mqtt.removeprefix("mqtt://").split(":")
+    async with aiomqtt.Client(host, int(port), max_inflight_messages=1000) as client:
+        for event in events:
+            await client.publish(f"{base}/{event.table}/event", event.model_dump_json(), qos=1)
+
+
 def floor(events: list[Event]) -> float:
     """The mirror alone on the same events (what storing cannot go under)."""
     mirrors: dict[str, TableMirror] = {}
@@ -91,7 +167,9 @@ def floor(events: list[Event]) -> float:
     return len(events) / (time.perf_counter() - start)
 
 
-def measure(tables: int, hands: int, db: str | None, runs: int, seed: int = 1) -> dict[str, Any]:
+def measure(
+    tables: int, hands: int, db: str | None, runs: int, seed: int = 1, whole_process: bool = False
+) -> dict[str, Any]:
     events = club_backlog(tables, hands, seed)
     rates = []
     for run in range(runs):
@@ -101,9 +179,13 @@ def measure(tables: int, hands: int, db: str | None, runs: int, seed: int = 1) -
                 db or f"sqlite:///{Path(folder) / 'bench.db'}", f"mjt_bench_storing{run}"
             ) as url,
         ):
-            rates.append(asyncio.run(drain(url, events)))
+            if whole_process:
+                rates.append(whole(url, events, Path(folder)))
+            else:
+                rates.append(asyncio.run(drain(url, events)))
     return {
         "database": "PostgreSQL" if db and db.startswith("postgres") else "SQLite",
+        "what": "mjtable serve, the whole process" if whole_process else "the writer",
         "tables": tables,
         "events": len(events),
         "runs": [round(r) for r in rates],
@@ -119,10 +201,11 @@ def main() -> None:
     parser.add_argument("--hands", type=int, default=2)
     parser.add_argument("--db", default=None, help="a PostgreSQL URL (default: SQLite)")
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--whole", action="store_true", help="mjtable serve through MQTT")
     args = parser.parse_args()
-    got = measure(args.tables, args.hands, args.db, args.runs)
+    got = measure(args.tables, args.hands, args.db, args.runs, whole_process=args.whole)
     print(
-        f"{got['database']}: {got['events']:,} events of {got['tables']} tables, "
+        f"{got['database']}, {got['what']}: {got['events']:,} events of {got['tables']} tables, "
         f"stored at {', '.join(f'{r:,}' for r in got['runs'])} events/s; "
         f"best {got['best']:,} ({got['ratio_to_aim']}× the aim of {AIM:,.0f}); "
         f"the mirror alone {got['mirror_alone']:,} events/s"
