@@ -42,6 +42,7 @@ import aiomqtt  # noqa: E402
 from sqlalchemy import func, select  # noqa: E402
 
 from firmware_bridge.messages import Event  # noqa: E402
+from mjtable.commands import bench_cells as cells  # noqa: E402
 from table_service.mirror.mirror import TableMirror  # noqa: E402
 from table_service.service.hub import Hub  # noqa: E402
 from table_service.service.live import Service, _Work  # noqa: E402
@@ -193,6 +194,18 @@ def measure(
         "ratio_to_aim": round(max(rates) / AIM, 2),
         "mirror_alone": round(floor(events)),
     }
+
+
+def summary_rows(f: dict[str, Any]) -> list[cells.Row]:
+    return [
+        (
+            f"service: {f['what']} draining a backlog, {f['database']} "
+            f"({f['events']:,} events, {f['tables']} tables)",
+            cells.rate(f["best"]),
+            "events/s",
+            f"{cells.times(f['ratio_to_aim'])} aim {cells.rate(AIM)}",
+        )
+    ]
 
 
 def main() -> None:

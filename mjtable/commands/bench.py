@@ -35,7 +35,7 @@ import mjtable
 from mjtable.commands.bench_cells import Row, verdict
 
 BENCH_DIR = Path(mjtable.__file__).resolve().parent.parent / "bench"
-BENCHES = ("scoring", "codec", "bridge", "mirror", "sim", "service", "hardening", "soak")
+BENCHES = ("scoring", "codec", "bridge", "mirror", "sim", "storing", "service", "hardening", "soak")
 EXIT_USAGE = 2
 
 
@@ -80,6 +80,8 @@ def jobs(quick: bool, mqtt: str | None, db: str | None) -> list[Job]:
         Job("mirror", "mirror", "mirror", "measure", {"hands": 100} if q else {}),
         Job("sim", "sim", "sim", "measure",
             {**broker, **({"hands_one": 10, "hands_many": 50} if q else {})}),
+        Job("storing", "storing", "storing", "measure",
+            {"tables": 50, "hands": 2, "db": db, "runs": 1 if q else 3}),
         Job("service", "service_1", "service", "measure",
             {**service_1, **drain, **broker, **service_db}),
         Job("service", "service_50", "service", "measure",
@@ -98,7 +100,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         description=(
             "Runs the benchmarks of the repository's bench/ folder (scoring and waits beside "
             "the `mahjong` library, the wire codec, the bridge, the game mirror and replay, "
-            "the whole loop, the table service at 1 and 50 tables, its hardening (memory "
+            "the whole loop, the service's writer draining a backlog, the table service at 1 and "
+            "50 tables, its hardening (memory "
             "under a flood, storing under crowds of readers and token guessers), and a soak "
             "with every fault) and prints the machine and one table: figure, value, unit, "
             "ratio or aim. The full run takes about 18 minutes on 2 cores; --quick about 7. "
