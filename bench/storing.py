@@ -18,8 +18,8 @@ started again: events per second from its first event stored to its last, everyt
 on the path (MQTT, parsing, ordering, the writer, the WebSockets' hub) paid, and nothing
 else running on the machine. Needs Mosquitto.
 
-Prints events stored per second per run, the best, and the ratio to the aim (issue 23:
-≥ 5,000 events/s on PostgreSQL), and the mirror alone on the same events, the floor.
+Prints events stored per second per run, the best, and the ratio to the aim
+(≥ 5,000 events/s on PostgreSQL), and the mirror alone on the same events, the floor.
 """
 
 from __future__ import annotations

@@ -273,7 +273,7 @@ def report(result: dict[str, Any]) -> None:
         " records (exact key) on the WebSocket, mqtt = the same records on MQTT"
         " (…/service/hand), n = samples"
     )
-    print("\nThe service's own share (issue 23's aim: <= 5 ms at p50, <= 10 ms at p99)")
+    print("\nThe service's own share (the aim: <= 5 ms at p50, <= 10 ms at p99)")
     head = (
         f"{'target':>6} {'held/offered':>12} | {'ws - pub p50':>12} {'p99':>7} |"
         f" {'loop pauses > 10 ms':>19} {'longest (last minute)':>21} |"
