@@ -52,6 +52,7 @@ log = logging.getLogger("table_service.service")
 CLAIM_EVERY = 2.0  # seconds between attempts to take over tables whose owner died
 RETRY_MAX = 5.0  # seconds between attempts to reach a database that is down
 OUTBOX = 20_000  # MQTT messages held while the broker is away (then the oldest go)
+SHOW_EARLY_UP_TO = 64  # WebSocket clients up to which a picture goes out before its commit
 HEALTH_EVERY = 1.0  # seconds between looks at the service's health (its availability topic)
 RESTART_DELAY = 1.0  # seconds before a part that failed unexpectedly is started again
 # The database is away (the store's errors, and the lock connection's own): wait it out.
@@ -575,10 +576,15 @@ class Service:
         pending.clear()
         if not parts:
             return
-        # The picture goes out before the commit when the batch concluded nothing (most do):
-        # it is the tiles as they lie, which the bridges' outboxes hold until stored. What is
-        # concluded (a hand, a violation) waits for the commit, and its picture after it.
-        shown = {r.table for r, applied, _ in parts if not any(a.records for a in applied)}
+        # The picture goes out before the commit when the batch concluded nothing (most do)
+        # and few watch: it is the tiles as they lie, which the bridges' outboxes hold until
+        # stored, and it saves each watcher the commit's milliseconds. What is concluded (a
+        # hand, a violation) waits for the commit, its picture after it; and so does every
+        # picture while a crowd watches: 500 senders busy during the commit took the GIL
+        # from it, and the storing of every table fell ten times behind.
+        shown: set[str] = set()
+        if self.hub.listeners <= SHOW_EARLY_UP_TO:
+            shown = {r.table for r, applied, _ in parts if not any(a.records for a in applied)}
         for runner, _, _ in parts:
             if runner.table in shown:
                 self._show(runner)

@@ -4,14 +4,17 @@ transaction, and a table whose entries the records refuse costs the others nothi
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import threading
 from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 
 from firmware_bridge.messages import Event
 from table_service.service.hub import Hub
-from table_service.service.live import Service, _Work
+from table_service.service.live import SHOW_EARLY_UP_TO, Service, _Work
 from table_service.service.settings import ServeSettings
 from table_service.store import Applied, Store
 from table_sim.recording import record_game
@@ -89,3 +92,39 @@ async def test_a_table_whose_entries_are_refused_costs_the_others_nothing(
     assert "tables refused" in said and "storing each alone" in said
     assert "table t2: an event already stored; rebuilding from the records" in said
     assert "table t1: an event already stored" not in said
+
+
+@pytest.mark.parametrize("watchers", [1, SHOW_EARLY_UP_TO + 1])
+async def test_a_picture_goes_out_before_its_commit_only_while_few_watch(
+    writer: tuple[Service, Store], monkeypatch: pytest.MonkeyPatch, watchers: int
+) -> None:
+    """While a batch's transaction is held open, a lone scoreboard already has the table's
+    new picture; a crowd gets it only once the commit is done (their sends would take the
+    GIL from it)."""
+    service, store = writer
+    events = first_events("t1", 3)
+    service._queue.put_nowait(_Work("t1", "event", event=events[0]))  # its default session
+    await drained(service)
+    gate = threading.Event()
+    real = store.append_tables
+
+    def held(parts: Any) -> Any:
+        gate.wait(10)
+        return real(parts)
+
+    monkeypatch.setattr(store, "append_tables", held)
+    async with contextlib.AsyncExitStack() as stack:
+        watching = [service.hub.subscribe("t1") for _ in range(watchers)]
+        feeds = [await stack.enter_async_context(feed) for feed in watching]
+        service._queue.put_nowait(_Work("t1", "event", event=events[1]))
+        await asyncio.sleep(0.3)  # the writer folded it and waits on the held transaction
+        early = feeds[0].take()
+        gate.set()
+        await drained(service)
+        late = feeds[0].take()
+    if watchers == 1:
+        assert early and all('"type":"state"' in text for text in early)
+        assert late == []  # shown once, not again after the commit
+    else:
+        assert early == [] and any('"type":"state"' in text for text in late)
+    assert stored_seqs(store, "t1") == [e.seq for e in events[:2]]
