@@ -32,6 +32,12 @@ def ms(value: float) -> float | None:
     return None if math.isnan(value) or math.isinf(value) else round(value * 1000, 1)
 
 
+def ruled(head: str) -> None:
+    """A table's head line, underlined."""
+    print(head)
+    print("-" * len(head))
+
+
 def fmt(value: float | None, spec: str) -> str:
     return "-" if value is None else format(value, spec)
 
@@ -249,8 +255,7 @@ def report(result: dict[str, Any]) -> None:
         f" {'pub p50':>7} {'p99':>6} | {'hand p50':>8} {'p99':>7} {'n':>3} |"
         f" {'mqtt p50':>8} {'p99':>7}"
     )
-    print(head)
-    print("-" * len(head))
+    ruled(head)
     for s in result["steps"]:
         print(
             f"{s['target']:>6.0f} {s['speed']:>6.2f} {s['offered']:>8.1f} {s['published']:>7.1f}"
@@ -279,8 +284,7 @@ def report(result: dict[str, Any]) -> None:
         f" {'loop pauses > 10 ms':>19} {'longest (last minute)':>21} |"
         f" {'full GCs':>8} {'longest (all run)':>17}"
     )
-    print(head)
-    print("-" * len(head))
+    ruled(head)
     for s in result["steps"]:
         print(
             f"{s['target']:>6.0f} {fmt(s['held_ratio'], '.3f'):>12} |"
@@ -294,8 +298,7 @@ def report(result: dict[str, Any]) -> None:
         f" {'mosq.':>5} {'pg':>4} {'other':>5} {'all':>4} | {'events/commit':>13} | limit"
     )
     print("\nCPU, % of one core (all = the machine: 200 is both cores busy)")
-    print(head)
-    print("-" * len(head))
+    ruled(head)
     rows = [(f"{s['target']:>6.0f}", s["cpu"], s["events_per_commit"], limit_of(s))
             for s in result["steps"]]  # fmt: skip
     drain = result["drain"]
