@@ -21,6 +21,7 @@ from tests.mirror.kit_rulebook import (
     second_go_round,
     started,
 )
+from tests.mirror.kit_script import add_the_fourth_7p
 
 CASES: list[Case] = []
 case = registrar(CASES)
@@ -322,13 +323,7 @@ def adds_7p(more: dict[int, str] | None = None) -> Scene:
     """Seat 1 pongs the dealer's 7p (seat 3 lets it go: its discard then clears the 過水),
     later draws the fourth 7p and adds it to the pong."""
     t = started({1: ADDER, 3: ROBBER, **(more or {})}, extra="7p")
-    t.pong(1, 0)
-    t.discard(1, "9p")
-    t.cycle(2)
-    t.cycle(3)
-    t.cycle(0)
-    t.draw(1, "7p")
-    t.kong(1, "7p", "added")
+    add_the_fourth_7p(t)
     return t
 
 

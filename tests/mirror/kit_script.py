@@ -435,6 +435,17 @@ class Script:
         return dict(hand["seats"][seat])
 
 
+def add_the_fourth_7p(t: Script) -> None:
+    """After the dealer's 7p: seat 1 pongs it, throws a 9p, a go-round passes, and seat 1
+    draws the fourth 7p and adds it to its pong (加槓): where every 搶槓 scene starts."""
+    t.pong(1, 0)
+    t.discard(1, "9p")
+    for seat in (2, 3, 0):
+        t.cycle(seat)
+    t.draw(1, "7p")
+    t.kong(1, "7p", "added")
+
+
 def refold(t: Script, *rulings: Mapping[str, Any]) -> list[Record]:
     """The script's stream folded again from its session's start through a referee's
     rulings (given in log order, ids from 1): what the records become."""

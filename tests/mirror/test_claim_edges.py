@@ -4,7 +4,7 @@ D12; replay-format.md). Every expected value comes from the rules text."""
 from __future__ import annotations
 
 from table_service.mirror.records import Fault, Record, Violation
-from tests.mirror.kit_script import QUIET, Script, quiet
+from tests.mirror.kit_script import QUIET, Script, add_the_fourth_7p, quiet
 
 
 def items(t: Script) -> set[str]:
@@ -446,13 +446,7 @@ def test_a_win_on_an_added_kongs_replacement_is_kong_bloom() -> None:
     with 槓上開花 (I4) and 獨聽; not 門清 (the pong is exposed)."""
     t = Script(quiet({1: PONG_WAIT_8S}, extra="7p"))
     t.discard(0, "7p")
-    t.pong(1, 0)
-    t.discard(1, "9p")
-    t.cycle(2)
-    t.cycle(3)
-    t.cycle(0)
-    t.draw(1, "7p")
-    t.kong(1, "7p", "added")
+    add_the_fourth_7p(t)
     t.replacement(1, "8s")
     t.win(1)
     assert t.violations() == []

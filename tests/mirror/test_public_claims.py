@@ -14,7 +14,7 @@ from table_service.mirror.state import Pending, open_claims
 from table_sim.faults import TableFaults
 from table_sim.recording import record_game
 from table_sim.violations import Violations
-from tests.mirror.kit_script import Script, quiet
+from tests.mirror.kit_script import Script, add_the_fourth_7p, quiet
 
 ALL = ["chow", "pong", "kong", "win"]
 OTHERS = ["pong", "kong", "win"]
@@ -97,13 +97,7 @@ def test_an_added_kong_only_a_win() -> None:
     """搶槓: the tile of a 加槓 may only be won on, by any seat but the adder."""
     t = Script(quiet({1: ADDER, 3: ROBBER}, extra="7p"))
     t.discard(0, "7p")
-    t.pong(1, 0)
-    t.discard(1, "9p")
-    t.cycle(2)
-    t.cycle(3)
-    t.cycle(0)
-    t.draw(1, "7p")
-    t.kong(1, "7p", "added")
+    add_the_fourth_7p(t)
     assert claimable(t) == {
         "tile": "7p",
         "from_seat": 1,

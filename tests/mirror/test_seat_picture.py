@@ -3,7 +3,7 @@ public and the referee see it (its flags are true or false, a declaration none u
 
 from __future__ import annotations
 
-from tests.mirror.kit_script import QUIET, Script, quiet
+from tests.mirror.kit_script import QUIET, Script, add_the_fourth_7p, quiet
 
 
 def test_a_fresh_seat_is_not_dead_and_has_declared_nothing() -> None:
@@ -199,13 +199,7 @@ def test_an_added_kong_tile_may_only_be_robbed() -> None:
     """搶槓: the tile of a 加槓 may be won on, nothing else."""
     t = Script(quiet({1: "E E E E S S S S 1p 1p 1p 1p 9p 9p 7p 7p"}, extra="7p"))
     t.discard(0, "7p")
-    t.pong(1, 0)
-    t.discard(1, "9p")
-    t.cycle(2)
-    t.cycle(3)
-    t.cycle(0)
-    t.draw(1, "7p")
-    t.kong(1, "7p", "added")
+    add_the_fourth_7p(t)
     assert claims_now(t) == [{"win"}, set(), {"win"}, {"win"}]
 
 

@@ -11,7 +11,7 @@ from table_service.mirror.fold import fold
 from table_service.mirror.mirror import TableMirror
 from table_service.mirror.records import HandRecord, Violation
 from table_service.mirror.rulings import in_force, parse_ruling
-from tests.mirror.kit_script import QUIET, Script, quiet, refold
+from tests.mirror.kit_script import QUIET, Script, add_the_fourth_7p, quiet, refold
 
 READY_E = "2m 3m 4m 6m 7m 8m 2p 2p 2p 2s 3s 4s 7p 8p E E"  # seat 1: waits 6p 9p
 READY_W = "2m 3m 4m 6m 7m 8m 2s 3s 4s 6p 6p 6p 7s 8s W W"  # seat 2: waits 6s 9s
@@ -820,13 +820,7 @@ def test_robbing_the_kong_leaves_the_adder_its_pong() -> None:
     seat 1 keeps its pong and the tile is in the winner's hand."""
     t = Script(quiet({1: ADDER, 3: ROBBER}, extra="7p"))
     t.discard(0, "7p")
-    t.pong(1, 0)
-    t.discard(1, "9p")
-    t.cycle(2)
-    t.cycle(3)
-    t.cycle(0)
-    t.draw(1, "7p")
-    t.kong(1, "7p", "added")
+    add_the_fourth_7p(t)
     t.win(3)
     assert (t.hand().result, t.hand().kind, t.hand().payer) == ("win", "robbing_kong", 1)
     melds = t.seat_state(1)["melds"]
@@ -854,13 +848,7 @@ def test_two_seats_rob_one_kong_the_nearer_after_the_adder_wins() -> None:
     seat 1) presses and reveals: seat 2 wins, the adder pays, seat 3 settles nothing."""
     t = Script(quiet({1: ADDER, 2: ALSO_7P, 3: ROBBER}, extra="7p"))
     t.discard(0, "7p")
-    t.pong(1, 0)
-    t.discard(1, "9p")
-    t.cycle(2)
-    t.cycle(3)
-    t.cycle(0)
-    t.draw(1, "7p")
-    t.kong(1, "7p", "added")
+    add_the_fourth_7p(t)
     t.button(3, "win")
     t.win(2)
     t.button(3, "pass")
