@@ -30,7 +30,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 import uuid
 from pathlib import Path
 from typing import Any
@@ -41,6 +40,7 @@ sys.path.insert(0, str(ROOT))
 import aiomqtt  # noqa: E402
 from sqlalchemy import func, select  # noqa: E402
 
+from bench.service.run import health_ok  # noqa: E402
 from firmware_bridge.messages import Event  # noqa: E402
 from mjtable.commands import bench_cells as cells  # noqa: E402
 from table_service.mirror.mirror import TableMirror  # noqa: E402
@@ -112,7 +112,7 @@ def whole(url: str, events: list[Event], workdir: Path) -> float:
     store = Store(url)
     try:
         first = subprocess.Popen(args, cwd=ROOT, stderr=subprocess.DEVNULL)
-        while not answers(port):  # it answers once its MQTT session is subscribed
+        while not health_ok(port):  # it answers once its MQTT session is subscribed
             time.sleep(0.1)
         first.kill()  # no clean stop: the broker keeps its session, and queues for it
         first.wait()
@@ -132,14 +132,6 @@ def whole(url: str, events: list[Event], workdir: Path) -> float:
     finally:
         store.close()
         broker.stop()
-
-
-def answers(port: int) -> bool:
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/health", timeout=1):
-            return True
-    except OSError:
-        return False
 
 
 def stored(store: Store) -> int:
