@@ -421,6 +421,7 @@ class Topics:
         return topic.split("/")[self.base.count("/") + 1]
 
 
-def service_availability(base: str) -> str:
-    """The table service's own retained `online` / `degraded` / `offline`."""
-    return f"{base}/service/availability"
+def service_availability(base: str, member: int = 0) -> str:
+    """The table service's own retained `online` / `degraded` / `offline`: the first
+    process's; each further process of one set of records (its member slot) has its own."""
+    return f"{base}/service/{member}/availability" if member else f"{base}/service/availability"

@@ -140,6 +140,9 @@ async def running_service(settings: ServeSettings) -> AsyncIterator[ServiceParts
             raise RuntimeError(f"the API could not listen on {settings.host}:{settings.port}")
         yield ServiceParts(service, store, running, http)
     finally:
+        if http is not None and not running.done():  # started: its tables go on to the others
+            with contextlib.suppress(Exception, asyncio.CancelledError):  # stop regardless
+                await service.leave(settings.leave_wait)
         server.should_exit = True
         if http is not None:
             with contextlib.suppress(asyncio.TimeoutError):

@@ -69,6 +69,7 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 RECONNECT_DELAY = 0.2
+SUBSCRIBE_AT_ONCE = 100  # topics in one SUBSCRIBE packet when following tables one by one
 
 
 def _payload_bytes(payload: Any) -> bytes:
@@ -96,6 +97,11 @@ class Consumer:
     record a `conflict` fault with both); `may_follow(table)` is asked on the first event
     of a table not followed (False: refused, listed in `waiting_tables()`; `follow`
     starts it later). `pause()` / `resume()` are the service's backpressure.
+
+    By default it receives every table's events (`<base>/+/event`). Given `tables` (or
+    after `select(tables)`), only those tables' (`watch` / `unwatch` one by one): one
+    process of several then pays for the tables it owns only. An event of another table
+    (a persistent session's earlier subscription) is dropped and its topic unsubscribed.
     """
 
     def __init__(
@@ -118,6 +124,7 @@ class Consumer:
         may_follow: Callable[[str], bool] | None = None,
         max_pending: int = MAX_PENDING,
         max_candidate: int = MAX_CANDIDATE,
+        tables: Iterable[str] | None = None,
     ) -> None:
         self.hostname = hostname
         self.port = port
@@ -143,7 +150,10 @@ class Consumer:
         self.reconnects = 0
         self.callback_errors = 0
         self._client: aiomqtt.Client | None = None
-        self._asking: set[asyncio.Task[bool]] = set()  # replay requests on a bridge's return
+        self._asking: set[asyncio.Task[Any]] = set()  # replay requests on a bridge's return
+        self.watched: set[str] | None = None if tables is None else set(tables)
+        self.unwatched = 0  # events dropped for a table not watched
+        self._dropping: set[str] = set()  # tables whose stray subscription is being undone
         # every table's topics (the bridge's own map), and the ends that tell them apart
         self._all = Topics(base, "+")
         self._event_end = self._all.event[len(self._all.root) :]
@@ -178,7 +188,7 @@ class Consumer:
                     queue_type=HandleOnArrival,
                     **self.client_options,
                 ) as client:
-                    await client.subscribe(self._all.event, qos=1)
+                    await self._subscribe_events(client)
                     await client.subscribe(self._all.availability, qos=1)  # `online`: it hears
                     self._client = client
                     self.reconnects += ever_connected
@@ -201,6 +211,66 @@ class Consumer:
                 await asyncio.sleep(self.reconnect_delay)
             finally:
                 self._client = None
+
+    async def _subscribe_events(self, client: aiomqtt.Client) -> None:
+        """The event topics of what is watched (a persistent session keeps subscriptions,
+        but a broker restarted without its store does not: asked again on each connect)."""
+        if self.watched is None:
+            await client.subscribe(self._all.event, qos=1)
+            return
+        topics = [(Topics(self.base, table).event, 1) for table in sorted(self.watched)]
+        for first in range(0, len(topics), SUBSCRIBE_AT_ONCE):
+            await client.subscribe(topics[first : first + SUBSCRIBE_AT_ONCE])
+        await client.unsubscribe(self._all.event)  # a session of the time it took every table
+
+    async def select(self, tables: Iterable[str] | None) -> None:
+        """Receive these tables' events from now on (None: every table's). The new
+        subscriptions are in place before the old ones go, so nothing falls between."""
+        before, self.watched = self.watched, None if tables is None else set(tables)
+        client = self._client
+        if client is None or before == self.watched:
+            return  # the next connection subscribes to what is watched then
+        with contextlib.suppress(aiomqtt.MqttError):  # lost: the reconnect subscribes
+            await self._subscribe_events(client)
+            if self.watched is None and before:
+                await client.unsubscribe([Topics(self.base, table).event for table in before])
+
+    async def watch(self, table: str) -> None:
+        """Receive `table`'s events too (returns once the broker has the subscription, so
+        a replay asked after it is received)."""
+        if self.watched is None or table in self.watched:
+            return
+        self.watched.add(table)
+        self._dropping.discard(table)
+        client = self._client
+        if client is not None:
+            with contextlib.suppress(aiomqtt.MqttError):
+                await client.subscribe(Topics(self.base, table).event, qos=1)
+
+    async def unwatch(self, table: str) -> None:
+        """Stop receiving `table`'s events and forget its stream (it was handed on)."""
+        self.order.tables.pop(table, None)
+        if self.watched is None or table not in self.watched:
+            return
+        self.watched.discard(table)
+        client = self._client
+        if client is not None:
+            with contextlib.suppress(aiomqtt.MqttError):
+                await client.unsubscribe(Topics(self.base, table).event)
+
+    def _stray(self, table: str) -> None:
+        """An event of a table not watched: dropped, its subscription undone (once)."""
+        self.unwatched += 1
+        client = self._client
+        if client is None or table in self._dropping:
+            return
+        self._dropping.add(table)
+        task = asyncio.get_running_loop().create_task(
+            client.unsubscribe(Topics(self.base, table).event)
+        )
+        self._asking.add(task)
+        task.add_done_callback(self._asking.discard)
+        task.add_done_callback(lambda done: done.cancelled() or done.exception())
 
     async def forget(self) -> None:
         """End the persistent session, so the broker stops queueing for us."""
@@ -261,8 +331,12 @@ class Consumer:
     def handle(self, topic: str, payload: bytes, now: float | None = None) -> Step:
         """The on-message path: one published message in, its deliveries out. Never raises."""
         now = time.monotonic() if now is None else now
+        table = self._table_of(topic)
+        if self.watched is not None and table is not None and table not in self.watched:
+            self._stray(table)
+            return Step("unfollowed")
         try:
-            step = self.order.receive(payload, now, self._table_of(topic))
+            step = self.order.receive(payload, now, table)
         except Exception as exc:  # a bug must not break the MQTT client's read loop
             log.exception("event stream: handling a message on %s", topic)
             return Step("invalid", error=f"internal: {exc}")

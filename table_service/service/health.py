@@ -26,6 +26,20 @@ class TableHealth(BaseModel):
     online: bool | None = Field(description="its bridge's availability (None: never heard)")
 
 
+class Members(BaseModel):
+    """Where this process stands among the service processes of one set of records."""
+
+    member: int = Field(description="this process's member slot (0 when it runs alone)")
+    members: list[int] = Field(description="the member slots of the processes running now")
+    subscribed: list[str] | None = Field(
+        description="the tables whose events this process receives (None: every table's, "
+        "as the only process)"
+    )
+    handing_on: list[str] = Field(
+        description="tables that belong to another process now, handed on at their hand's end"
+    )
+
+
 class Health(BaseModel):
     status: Literal["ok", "degraded"]
     reasons: list[str] = Field(description="why degraded, each a sentence; empty when ok")
@@ -45,6 +59,9 @@ class Health(BaseModel):
     )
     loop_pauses: LoopPauses | None = Field(
         None, description="how long the event loop was held, which every client waits out"
+    )
+    members: Members | None = Field(
+        None, description="the service processes sharing the tables, and this one's share"
     )
 
 

@@ -38,10 +38,10 @@ from table_service.mirror.session import SessionStart
 from table_service.service.bridges import BridgeNews, quoted, read_bridge_message
 from table_service.service.disclosure import Disclosure, in_play, withheld
 from table_service.service.drive import alert_commands, led_commands, seat_modes
-from table_service.service.health import Facts, Health, judge
+from table_service.service.health import Facts, Health, Members, judge
 from table_service.service.hub import Hub
 from table_service.service.loop_watch import LoopWatch
-from table_service.service.ownership import Ownership, ownership_for
+from table_service.service.ownership import Ownership, assigned, ownership_for, share_out
 from table_service.service.settings import ServeSettings
 from table_service.store import Applied, DuplicateEvent, InvalidEntry, Store
 from table_service.store.projector import Rederived, dump_snapshot
@@ -49,7 +49,8 @@ from table_service.store.projector import Rederived, dump_snapshot
 T = TypeVar("T")
 
 log = logging.getLogger("table_service.service")
-CLAIM_EVERY = 2.0  # seconds between attempts to take over tables whose owner died
+CLAIM_EVERY = 2.0  # seconds between looks at the members, and claims of tables let go
+TABLES_EVERY = 15  # claim rounds between reads of the tables in the records (several members)
 RETRY_MAX = 5.0  # seconds between attempts to reach a database that is down
 OUTBOX = 20_000  # MQTT messages held while the broker is away (then the oldest go)
 SHOW_EARLY_UP_TO = 64  # WebSocket clients up to which a picture goes out before its commit
@@ -185,6 +186,12 @@ class Service:
         self.disclosure = Disclosure()
         self._epochs: dict[str, int] = {}  # per table, how often its stream was followed anew
         self.loop = LoopWatch()
+        self.member = 0  # this process's member slot (several processes on PostgreSQL)
+        self.members: tuple[int, ...] = (0,)  # the member slots held, this one's among them
+        self._handing: dict[str, float] = {}  # tables to hand on: by when at the latest
+        self._share: dict[str, int] = {}  # the records' tables shared out over the members
+        self._leaving = False
+        self._rounds = 0
 
     # --- the public face: what the API calls ----------------------------------------
 
@@ -252,7 +259,14 @@ class Service:
                 waiting={w.table: w.count for w in consumer.waiting_tables()} if consumer else {},
             )
         )
-        return health.model_copy(update={"loop_pauses": self.loop.pauses()})
+        watched = consumer.watched if consumer is not None else None
+        members = Members(
+            member=self.member,
+            members=list(self.members),
+            subscribed=None if watched is None else sorted(watched),
+            handing_on=sorted(self._handing),
+        )
+        return health.model_copy(update={"loop_pauses": self.loop.pauses(), "members": members})
 
     # --- running ---------------------------------------------------------------------
 
@@ -260,9 +274,12 @@ class Service:
         """Restore every table, then follow the broker until cancelled."""
         await self._db(self.store.migrate)
         self.ownership = await self._db(ownership_for, self.settings.database_url)
-        for table in await self._db(self.store.tables):
-            self._known.add(table)
-            if await self._db(self.ownership.claim, table):
+        self.member = await self._db(self.ownership.join)
+        self.members = await self._db(self.ownership.members)
+        self._known.update(await self._db(self.store.tables))
+        self._share = share_out(self._known, self.members)
+        for table in sorted(self._known):
+            if self._mine(table) and await self._db(self.ownership.claim, table):
                 self.tables[table] = await self._db(self._restore, table)
             else:
                 self._elsewhere.add(table)  # another process follows it; we stand by
@@ -272,7 +289,7 @@ class Service:
             host,
             port,
             base=self.base,
-            client_id=f"{self.settings.client_id}-events",
+            client_id=self._client_id("events"),
             on_event=self._on_event,
             on_gap=self._on_gap,
             gap_timeout=self.settings.gap_timeout,
@@ -280,6 +297,7 @@ class Service:
             may_follow=self._may_follow,
             on_conflict=self._on_conflict,
             on_suspect=self._on_suspect,
+            tables=set(self.tables) if self._spread else None,
         )
         for table in self.tables:
             key = await self._db(self.store.last_event_key, table)
@@ -366,6 +384,8 @@ class Service:
         costing nothing (the bridges keep their events; a session started replays them)."""
         if table in self._known or table in self.tables or table in self._elsewhere:
             return True
+        if self._spread:  # the others' tables are theirs to count
+            return len(self.tables) < self.settings.max_tables
         return len(self.tables) + len(self._elsewhere) < self.settings.max_tables
 
     def _on_event(self, event: Event) -> None:
@@ -457,6 +477,9 @@ class Service:
             if work.table not in self.tables:
                 await self._adopt(work.table, pending)
             return
+        if work.kind == "handover":
+            await self._hand_over(work.table, pending)
+            return
         if work.kind != "event":
             await self._flush(pending)  # a service entry is stored alone, in order
             await self._service_entry(work)
@@ -471,6 +494,8 @@ class Service:
         applied = Applied("event", work.event, None, records, runner.session_id)
         pending.setdefault(work.table, []).append((applied, work))
         runner.follow_session()  # the shuffle closing a hand is still the hand's session's
+        if work.table in self._handing and between_hands(runner.mirror):
+            await self._hand_over(work.table, pending)  # its hand is over: it goes now
 
     async def _adopt(self, table: str, pending: dict[str, list[tuple[Applied, _Work]]]) -> bool:
         """Own a table heard of now; True when its event at hand may be applied at once.
@@ -486,6 +511,8 @@ class Service:
         await self._flush(pending)
         self._known.add(table)
         self._elsewhere.discard(table)
+        if self._consumer is not None:
+            await self._consumer.watch(table)  # subscribed before the replay is asked
         key = await self._from_records(table)
         if key is None:
             return True
@@ -525,25 +552,143 @@ class Service:
         await self._replay_from(table, await self._from_records(table))
 
     async def _claimer(self) -> None:
-        """Every CLAIM_EVERY seconds: take the tables whose owner died; give all up if our
-        lock connection broke (another process may own them now), and take them again
-        when the database is back."""
+        """Every CLAIM_EVERY seconds: look at the members, hand on the tables that belong
+        to another, take those that belong here and are let go (their owner left, died or
+        handed them on); give all up if our lock connection broke (another process may
+        own them now), and take them again when the database is back."""
         while True:
             await asyncio.sleep(CLAIM_EVERY)
-            if not await asyncio.to_thread(self.ownership.alive):
-                if not self._ownership_lost:
-                    log.error("ownership lost: following no table until the locks are back")
-                self._ownership_lost = True
-                self._elsewhere.update(self.tables)
-                self.tables.clear()
+            await self._claim_round()
+
+    async def _claim_round(self) -> None:
+        if not await asyncio.to_thread(self.ownership.alive):
+            if not self._ownership_lost:
+                log.error("ownership lost: following no table until the locks are back")
+            self._ownership_lost = True
+            self._elsewhere.update(self.tables)
+            self.tables.clear()
+            self._handing.clear()
+            if self._consumer is not None and self._spread:
+                await self._consumer.select(set())  # taken again one by one when back
+            return
+        if self._ownership_lost:
+            log.warning("the locks are back: taking the tables again")
+            self._ownership_lost = False
+            if not self._leaving:
+                self.member = await asyncio.to_thread(self.ownership.join)
+        await self._look_at_members()
+        for table in sorted(self._candidates()):
+            if table in self.tables:
+                if not self._mine(table):
+                    self._handing.setdefault(table, time.monotonic() + self.settings.handover_wait)
+                    await self._queue.put(_Work(table, "handover"))  # now, if its hand is over
                 continue
-            if self._ownership_lost:
-                log.warning("the locks are back: taking the tables again")
-                self._ownership_lost = False
-            for table in sorted(self._elsewhere):
-                if await asyncio.to_thread(self.ownership.claim, table):
-                    self._elsewhere.discard(table)
-                    await self._queue.put(_Work(table, "adopt"))
+            if not self._mine(table) or table in self._handing:
+                continue
+            if self._spread and table not in self._known and not self._may_follow(table):
+                continue  # a new table over the limit: it waits here, as it would alone
+            if await asyncio.to_thread(self.ownership.claim, table):
+                self._elsewhere.discard(table)
+                if table in self._known:
+                    await self._queue.put(_Work(table, "adopt"))  # watched, then replayed
+                elif self._consumer is not None:
+                    await self._consumer.watch(table)  # its first event adopts it
+
+    async def _look_at_members(self) -> None:
+        """The members now: when they changed, the tables' owners did, and with more than
+        one member each process receives its own tables' events only."""
+        if self._leaving:
+            return
+        members = await asyncio.to_thread(self.ownership.members)
+        self._rounds += 1
+        if members != self.members or (len(members) > 1 and self._rounds % TABLES_EVERY == 0):
+            recorded = await asyncio.to_thread(self.store.tables)  # off the writer's turn
+            self._known.update(recorded)
+            self._share = share_out(recorded, members)  # the same in every member
+        if members == self.members:
+            return
+        log.warning("members now %s (this process is %d)", list(members), self.member)
+        if len(members) == 1 and self._spread:  # alone again: every table is ours to claim
+            self._elsewhere.update(self._known - set(self.tables))
+        self.members = members
+        for table in [t for t in self._handing if self._mine(t)]:
+            del self._handing[table]  # it belongs here again: it stays
+        consumer = self._consumer
+        if consumer is not None and self._spread != (consumer.watched is not None):
+            await consumer.select(set(self.tables) if self._spread else None)  # the mode changed
+
+    def _candidates(self) -> set[str]:
+        """The tables this process might own: alone, those it stands by for (as ever);
+        one of several, every table heard of (the records, the bridges, its own)."""
+        if not self._spread:
+            return set(self._elsewhere) | set(self.tables)
+        return self._known | self._elsewhere | set(self._bridges) | set(self.tables)
+
+    @property
+    def _spread(self) -> bool:
+        """Whether the tables are spread over several members (each its own share)."""
+        return len(self.members) > 1 or self._leaving
+
+    def _mine(self, table: str) -> bool:
+        """Whether `table` belongs to this process (by the members there are now): the
+        tables of the records shared out evenly, one new to them by its hash alone."""
+        if self._leaving:
+            return False
+        owner = self._share.get(table)
+        return (assigned(table, self.members) if owner is None else owner) == self.member
+
+    def _client_id(self, part: str) -> str:
+        """This process's MQTT client id for one of its connections: unique per member, so
+        several processes never take each other's sessions (member 0 keeps the plain one)."""
+        prefix = self.settings.client_id
+        return f"{prefix}-{part}" if self.member == 0 else f"{prefix}-{self.member}-{part}"
+
+    async def _hand_over(self, table: str, pending: dict[str, list[tuple[Applied, _Work]]]) -> None:
+        """Let a table go to the member it belongs to: when its hand is over (or its wait
+        is), after everything taken for it is stored. The new owner rebuilds it from the
+        records and asks the bridge for what came after: nothing lost, nothing twice."""
+        deadline = self._handing.get(table)
+        if deadline is None:
+            return
+        if self._mine(table):
+            del self._handing[table]  # the members changed back meanwhile
+            return
+        runner = self.tables.get(table)
+        mid_hand = runner is not None and not between_hands(runner.mirror)
+        if mid_hand and time.monotonic() < deadline:
+            return  # at its hand's end
+        await self._flush(pending)
+        del self._handing[table]
+        self.tables.pop(table, None)
+        self.disclosure.forget(table)
+        self._elsewhere.add(table)
+        self._epochs[table] = self._epochs.get(table, 0) + 1  # what is queued is not ours
+        if self._consumer is not None:
+            await self._consumer.unwatch(table)
+        await self._db(self.ownership.release, table)
+        log.info(
+            "table %s: handed on%s",
+            table,
+            " mid-hand (its wait is over): the next owner rebuilds it" if mid_hand else "",
+        )
+
+    async def leave(self, wait: float) -> None:
+        """A clean stop with other members running: hand every table on, each at its hand's
+        end, within `wait` seconds (the rest then from the records), before the process
+        stops. Alone, nothing: a restart takes every table again from the records."""
+        if self._leaving or len(self.members) < 2:
+            return
+        self._leaving = True
+        await asyncio.to_thread(self.ownership.leave)
+        if self._consumer is not None:
+            await self._consumer.select(set(self.tables))
+        deadline = time.monotonic() + wait
+        log.warning("leaving: handing %d tables on within %.0f s", len(self.tables), wait)
+        while self.tables and time.monotonic() < deadline + 2 * CLAIM_EVERY:
+            for table in list(self.tables):
+                self._handing.setdefault(table, deadline)
+                await self._queue.put(_Work(table, "handover"))
+            await asyncio.sleep(0.2)
 
     async def _runner_with_session(
         self, table: str, pending: dict[str, list[tuple[Applied, _Work]]]
@@ -828,14 +973,14 @@ class Service:
                 if said == "degraded":
                     log.warning("degraded: %s", "; ".join(health.reasons))
                 self._health_said = said
-                self._publish(service_availability(self.base), said, 1, True)
+                self._publish(service_availability(self.base, self.member), said, 1, True)
 
     async def _mqtt(self) -> None:
         """Publish the outbox; follow the bridges' availability; our own by Last Will, and
         `offline` said on a clean stop (a clean disconnect discards the Will)."""
         host, port, _tls = self.settings.broker
         user, secret = self.settings.credentials
-        availability = service_availability(self.base)
+        availability = service_availability(self.base, self.member)
         every = Topics(self.base, "+")
         will = aiomqtt.Will(availability, "offline", qos=1, retain=True)
         while True:
@@ -843,7 +988,7 @@ class Service:
                 async with aiomqtt.Client(
                     host,
                     port,
-                    identifier=f"{self.settings.client_id}-out",
+                    identifier=self._client_id("out"),
                     username=user,
                     password=secret,
                     will=will,
@@ -897,6 +1042,12 @@ class Service:
         if runner is not None:
             runner.online, runner.link = online, link
             self._show(runner)
+
+
+def between_hands(mirror: TableMirror) -> bool:
+    """Whether no hand is under way (none yet, or the last is over and the next not
+    shuffled): the moment a table is handed on, so no hand is followed by two processes."""
+    return mirror.hand is None or mirror.hand.phase in ("idle", "over")
 
 
 def _brief(event: Event) -> str:

@@ -1,31 +1,86 @@
-"""Which tables this process owns: exactly one `mjtable serve` follows a table at a time.
+"""Which tables this process owns: exactly one `mjtable serve` follows a table at a time,
+and the tables spread evenly over the processes that run.
 
 On PostgreSQL several processes share one database and one broker: each table is owned
 through a PostgreSQL session-level advisory lock held on a connection of its own, so the
 database, not a home-made election, decides; when an owner dies its connection closes,
-its locks go, and another process takes the table within one claim interval. On SQLite
-there is one process (the serve command refuses a second), which owns every table.
+its locks go, and another process takes the table within one claim interval. Each
+process also holds a member slot, a lock of its own on the same connection: the slots
+held are the members (read from `pg_locks`, so a dead process leaves none behind), and
+`assigned` says which member each table belongs to, the same in every process. On
+SQLite there is one process (the serve command refuses a second), which owns every table.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import logging
 import threading
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from sqlalchemy.engine import make_url
 
 log = logging.getLogger("table_service.service")
 NAMESPACE = "mjtable-table:"
+MEMBERS = "mjtable-member:"  # the member slots' lock space (two-int keys: no table's key)
+MAX_MEMBERS = 256  # member slots: service processes on one set of records
+
+
+def preference(table: str, members: Sequence[int]) -> list[int]:
+    """The members in the order a table prefers them: by hash(member, table), highest
+    first (rendezvous hashing). Every process computes the same from the same members, and
+    a member joining or leaving moves a table only when it is or was the first."""
+
+    def weight(member: int) -> bytes:
+        return hashlib.blake2b(f"{member}/{table}".encode(), digest_size=8).digest()
+
+    return sorted(members, key=weight, reverse=True)
+
+
+def assigned(table: str, members: Sequence[int]) -> int:
+    """The member a table belongs to when nothing else is known: its first preference."""
+    return preference(table, members)[0]
+
+
+def share_out(tables: Iterable[str], members: Sequence[int]) -> dict[str, int]:
+    """The tables of the records shared evenly: each, in order of name, to the first of
+    its preferred members that has fewer than its share (n/k, rounded up). Hashing alone
+    gave 50 tables as 22/28 and 13/16/21; this gives 25/25 and 16/17/17, and a member
+    joining or leaving still moves (nearly) only the tables it takes or leaves."""
+    names = sorted(set(tables))
+    room = dict.fromkeys(members, -(-len(names) // max(len(members), 1)))
+    share: dict[str, int] = {}
+    for table in names:
+        member = next(m for m in preference(table, members) if room[m] > 0)
+        room[member] -= 1
+        share[table] = member
+    return share
 
 
 class Ownership:
     """Every table is ours (SQLite: one process)."""
 
+    member = 0  # this process's member slot
+
+    def join(self) -> int:
+        """Take a member slot (the lowest free one); this process's slot."""
+        return self.member
+
+    def members(self) -> tuple[int, ...]:
+        """The member slots held now, ascending (this process's among them)."""
+        return (self.member,)
+
     def claim(self, table: str) -> bool:
         """Own `table` if nobody does; True when this process owns it (now or already)."""
         return True
+
+    def release(self, table: str) -> None:
+        """Let `table` go (its records stored): another member may claim it now."""
+
+    def leave(self) -> None:
+        """Give up the member slot (a clean stop): the others share the tables out anew."""
 
     def alive(self) -> bool:
         """False when the locks may have been lost (the lock connection broke)."""
@@ -52,6 +107,45 @@ class AdvisoryOwnership(Ownership):
         self._namespace = NAMESPACE if schema == "public" else f"{NAMESPACE}{schema}:"
         self._owned: set[str] = set()
         self._lock = threading.Lock()  # the service calls from its threads
+        self.member = -1  # no slot until `join`
+
+    def join(self) -> int:
+        with self._lock:
+            conn = self._connection()
+            if self.member >= 0:
+                row = conn.execute(
+                    "SELECT pg_try_advisory_lock(hashtext(%s), %s)",
+                    (self._members_key(), self.member),
+                ).fetchone()
+                if row and row[0]:
+                    return self.member  # still (or again) ours
+            for slot in range(MAX_MEMBERS):
+                row = conn.execute(
+                    "SELECT pg_try_advisory_lock(hashtext(%s), %s)", (self._members_key(), slot)
+                ).fetchone()
+                if row and row[0]:
+                    self.member = slot
+                    return slot
+        raise RuntimeError(f"all {MAX_MEMBERS} member slots are taken")
+
+    def _members_key(self) -> str:
+        return MEMBERS + self._namespace.removeprefix(NAMESPACE)
+
+    def members(self) -> tuple[int, ...]:
+        with self._lock:
+            rows = (
+                self._connection()
+                .execute(
+                    "SELECT objid::bigint FROM pg_locks WHERE locktype = 'advisory'"
+                    " AND objsubid = 2 AND granted"
+                    " AND classid = (hashtext(%s)::bigint & 4294967295)::oid"
+                    " AND database = (SELECT oid FROM pg_database"
+                    " WHERE datname = current_database())",
+                    (self._members_key(),),
+                )
+                .fetchall()
+            )
+        return tuple(sorted({int(row[0]) for row in rows}))
 
     def _connection(self) -> Any:
         """The lock connection, opened again if it broke (its locks went with it)."""
@@ -80,6 +174,25 @@ class AdvisoryOwnership(Ownership):
                 self._owned.add(table)
                 return True
             return False
+
+    def leave(self) -> None:
+        with self._lock, contextlib.suppress(self._psycopg.Error):
+            if self.member >= 0:
+                self._connection().execute(
+                    "SELECT pg_advisory_unlock(hashtext(%s), %s)",
+                    (self._members_key(), self.member),
+                )
+
+    def release(self, table: str) -> None:
+        with self._lock:
+            if table not in self._owned:
+                return
+            self._owned.discard(table)
+            with contextlib.suppress(self._psycopg.Error):  # a broken connection let it go
+                self._connection().execute(
+                    "SELECT pg_advisory_unlock(hashtextextended(%s, 0))",
+                    (self._namespace + table,),
+                )
 
     def alive(self) -> bool:
         """False when the lock connection broke (its locks went with it): a new one is

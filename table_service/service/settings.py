@@ -46,6 +46,18 @@ class ServeSettings(BrokerSettings):
         description="tables followed without an admin: one more heard on the broker waits "
         "(costing nothing) until a session is started there",
     )
+    handover_wait: float = Field(
+        300.0,
+        gt=0,
+        description="seconds a table that belongs to another service process (one joined) "
+        "waits for its hand's end before it is handed on mid-hand, from the records",
+    )
+    leave_wait: float = Field(
+        10.0,
+        ge=0,
+        description="seconds a clean stop waits for the hands' ends while handing its tables "
+        "to the other service processes (none running: it stops at once)",
+    )
     backlog_max: int = Field(
         20_000,
         ge=100,

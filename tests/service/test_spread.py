@@ -1,0 +1,198 @@
+"""Several `mjtable serve` on one PostgreSQL share the tables: each process owns an even
+share and receives only those tables' events; a process that joins takes its share at
+each table's hand end, one that stops cleanly hands its tables back, and no event is lost
+or stored twice on the way."""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import os
+import random
+import subprocess
+import sys
+import uuid
+from collections.abc import Awaitable, Callable, Iterable
+from pathlib import Path
+
+import pytest
+
+from firmware_bridge.messages import Event
+from table_service.service.ownership import preference, share_out
+from table_service.store import Store
+from table_sim.fakebridge import FakeBridge, retable
+from table_sim.recording import RecordedHand, record_game
+from tests.service.kit import Server, assert_whole
+from tests.service.test_takeover import owned
+
+NAMES = [f"t{i:02d}" for i in range(1, 51)]
+
+
+@pytest.mark.parametrize("members", [[0, 1], [0, 1, 2], [0, 2, 5, 7], [3, 4, 5, 6, 9]])
+@pytest.mark.parametrize("count", [6, 50, 203])
+def test_the_tables_are_shared_out_evenly(members: list[int], count: int) -> None:
+    names = [f"club-{i}" for i in range(count)]
+    share = share_out(names, members)
+    sizes = collections.Counter(share.values())
+    assert set(share) == set(names)
+    assert set(sizes) <= set(members)
+    assert max(sizes.values()) == -(-count // len(members))  # nobody over n/k, rounded up
+    assert min(sizes.get(m, 0) for m in members) >= count // len(members) - 1
+
+
+def test_the_share_is_the_same_whatever_order_the_tables_are_read_in() -> None:
+    shuffled = random.Random(7).sample(NAMES, len(NAMES))
+    assert share_out(shuffled, [2, 0, 1]) == share_out(NAMES, [0, 1, 2])
+
+
+def test_every_process_computes_the_same_share(tmp_path: Path) -> None:
+    """Not Python's hash(), which differs per process (PYTHONHASHSEED)."""
+    code = (
+        "import json, sys; from table_service.service.ownership import share_out;"
+        "print(json.dumps(share_out(sys.argv[1:], [0, 1, 2])))"
+    )
+    seen = set()
+    for seed in ("1", "2"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        out = subprocess.run(
+            [sys.executable, "-c", code, *NAMES], env=env, capture_output=True, check=True
+        )
+        seen.add(out.stdout)
+    assert len(seen) == 1
+
+
+def moved(before: dict[str, int], after: dict[str, int]) -> set[str]:
+    return {t for t in before if before[t] != after[t]}
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_a_member_joining_or_leaving_moves_little_more_than_its_share(seed: int) -> None:
+    names = [f"x{random.Random(seed).randrange(10**6)}-{i}" for i in range(60)]
+    two, three = share_out(names, [0, 1]), share_out(names, [0, 1, 2])
+    taken = {t for t, m in three.items() if m == 2}
+    assert taken <= moved(two, three)
+    assert len(moved(two, three)) <= len(taken) + 3  # the others keep what they have
+    left = share_out(names, [0, 2])  # member 1 dies
+    lost = {t for t, m in three.items() if m == 1}
+    assert lost <= moved(three, left)
+    assert len(moved(three, left)) <= len(lost) + 3
+
+
+def test_a_table_prefers_every_member_once() -> None:
+    order = preference("t07", [4, 1, 9])
+    assert sorted(order) == [1, 4, 9]
+    assert preference("t07", [9, 4, 1]) == order  # the members' order does not matter
+
+
+# --- two processes, real broker, real database --------------------------------------------
+
+
+def hands_of(game: list[RecordedHand], table: str) -> list[list[Event]]:
+    return [retable(hand.events, table) for hand in game]
+
+
+def flat(parts: Iterable[list[Event]]) -> list[Event]:
+    return [e for part in parts for e in part]
+
+
+async def until(check: Callable[[], Awaitable[bool]], seconds: float = 30.0) -> None:
+    async with asyncio.timeout(seconds):
+        while not await check():
+            await asyncio.sleep(0.2)
+
+
+async def test_a_joining_process_takes_its_share_at_hand_ends_and_a_leaving_one_hands_it_back(
+    mqtt_url: str, store_url: str, tmp_path: Path
+) -> None:
+    if not store_url.startswith("postgresql"):
+        pytest.skip("several service processes share a PostgreSQL database; SQLite takes one")
+    tables = [f"s{i}" for i in range(1, 7)]
+    games = {t: record_game(40 + i, 3) for i, t in enumerate(tables)}
+    hands = {t: hands_of(games[t], t) for t in tables}
+    base = f"spread-{uuid.uuid4().hex[:8]}"
+    first = Server(mqtt_url, store_url, base, tmp_path / "a", "--leave-wait", "2")
+    second = Server(mqtt_url, store_url, base, tmp_path / "b", "--leave-wait", "2")
+    store = Store(store_url)
+    bridges = [FakeBridge(mqtt_url, base, t) for t in tables]
+    entered: list[FakeBridge] = []
+
+    async def stored(upto: dict[str, list[Event]]) -> bool:
+        keys = await asyncio.gather(*(asyncio.to_thread(store.last_event_key, t) for t in tables))
+        return all(
+            k == (upto[t][-1].boot_id, upto[t][-1].seq) for t, k in zip(tables, keys, strict=True)
+        )
+
+    try:
+        await first.start()
+        for bridge in bridges:
+            await bridge.__aenter__()
+            entered.append(bridge)
+        by_table = dict(zip(tables, bridges, strict=True))
+        # hand 1 whole and hand 2 begun: every table mid-hand when the second joins
+        part = {t: len(hands[t][1]) // 2 for t in tables}
+        sent = {t: hands[t][0] + hands[t][1][: part[t]] for t in tables}
+        await asyncio.gather(*(by_table[t].publish(sent[t]) for t in tables))
+        await until(lambda: stored(sent))
+        assert sorted(await asyncio.to_thread(owned, first)) == tables
+
+        await second.start()
+        share = share_out(tables, [0, 1])
+        theirs = sorted(t for t in tables if share[t] == 1)
+        assert theirs and len(theirs) == 3  # an even share
+
+        async def both_see_two() -> bool:
+            return (await first.health())["members"]["members"] == [0, 1] and (
+                await second.health()
+            )["members"]["members"] == [0, 1]
+
+        await until(both_see_two)
+        await asyncio.sleep(2.5)  # a claim round more: mid-hand, nothing moves yet
+        health = (await first.health())["members"]
+        assert health["handing_on"] == theirs
+        assert sorted(await asyncio.to_thread(owned, first)) == tables
+        assert await asyncio.to_thread(owned, second) == []
+
+        # the rest of hand 2: each table the second's goes at its hand's end
+        rest = {t: hands[t][1][part[t] :] for t in tables}
+        await asyncio.gather(*(by_table[t].publish(rest[t]) for t in tables))
+        sent = {t: hands[t][0] + hands[t][1] for t in tables}
+        await until(lambda: stored(sent))
+
+        async def settled() -> bool:
+            return sorted(await asyncio.to_thread(owned, second)) == theirs and sorted(
+                await asyncio.to_thread(owned, first)
+            ) == sorted(set(tables) - set(theirs))
+
+        await until(settled)
+        one, two = (await first.health())["members"], (await second.health())["members"]
+        assert one["subscribed"] == sorted(set(tables) - set(theirs))  # its own events only
+        assert two["subscribed"] == theirs
+        assert one["handing_on"] == [] and two["member"] == 1
+
+        # hand 3 half played, then the second stops cleanly mid-hand: its tables come back
+        part = {t: len(hands[t][2]) // 2 for t in tables}
+        half = {t: hands[t][2][: part[t]] for t in tables}
+        await asyncio.gather(*(by_table[t].publish(half[t]) for t in tables))
+        sent = {t: sent[t] + half[t] for t in tables}
+        await until(lambda: stored(sent))
+        await asyncio.to_thread(second.stop)
+        assert second.proc is not None and second.proc.returncode == 0
+
+        async def alone_again() -> bool:
+            health = (await first.health())["members"]
+            return health["members"] == [0] and health["subscribed"] is None
+
+        await until(alone_again)
+        rest = {t: hands[t][2][part[t] :] for t in tables}
+        await asyncio.gather(*(by_table[t].publish(rest[t]) for t in tables))
+        everything = {t: flat(hands[t]) for t in tables}
+        await until(lambda: stored(everything), 60)
+        assert sorted(await asyncio.to_thread(owned, first)) == tables
+        for table in tables:  # each event once, in order; every hand as the truth has it
+            assert_whole(store, table, everything[table], games[table])
+    finally:
+        for bridge in entered:
+            await bridge.__aexit__(None, None, None)
+        first.stop()
+        second.stop()
+        store.close()
