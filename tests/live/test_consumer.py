@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import uuid
+from urllib.parse import urlsplit
 
+import aiomqtt
 import pytest
 
 from firmware_bridge.messages import Event
+from firmware_bridge.stopping import cancel_and_wait
 from table_service.live.consumer import (
     Consumer,
     Gap,
@@ -224,3 +228,70 @@ async def test_reconnects_through_a_broker_restart_and_asks_a_replay(
             await bridge.publish(event)
         await until(lambda: len(out) == 4)
     assert keys(out) == [(A, s) for s in range(1, 5)]
+
+
+# --- a consumer of some tables (one service process of several) -----------------------
+
+
+async def test_a_consumer_of_some_tables_receives_only_theirs(mqtt_url: str) -> None:
+    async with running(mqtt_url, [], tables={"t1"}) as (consumer, bridge, out):
+        parts = urlsplit(mqtt_url)
+        async with aiomqtt.Client(parts.hostname or "127.0.0.1", parts.port or 1883) as pub:
+
+            async def send(event: Event) -> None:  # one publisher: the broker keeps its order
+                await pub.publish(f"{bridge.base}/{event.table}/event", event.model_dump_json(), 1)
+
+            await send(ev(1, table="t2"))
+            await send(ev(1))
+            await until(lambda: len(out) == 1)
+            await consumer.watch("t2")  # subscribed once it returns
+            await send(ev(2, table="t2"))  # seq 2 first: held, its seq 1 asked of the bridge
+            await send(ev(1, table="t3"))
+            await send(ev(2))
+            await until(lambda: (A, 2) in keys(out))
+            assert [(e.table, e.seq) for e in out] == [("t1", 1), ("t1", 2)]
+            assert consumer.order.holes() and consumer.order.holes()[0].table == "t2"
+            await consumer.unwatch("t2")
+            assert consumer.order.holes() == []  # its stream forgotten with it
+            await consumer.select(None)  # every table's again
+            await send(ev(1, table="t3"))
+            await until(lambda: len(out) == 3)
+    assert [(e.table, e.seq) for e in out] == [("t1", 1), ("t1", 2), ("t3", 1)]
+    assert consumer.watched is None
+
+
+async def test_a_stray_subscription_of_an_earlier_session_is_dropped_and_undone(
+    mqtt_url: str,
+) -> None:
+    """A process that handed a table on while away still has its subscription in the
+    broker's session: the table's events are dropped, and the subscription undone."""
+    base = f"live-{uuid.uuid4().hex[:8]}"
+    parts = urlsplit(mqtt_url)
+    host, port = parts.hostname or "127.0.0.1", parts.port or 1883
+    first = Consumer(host, port, base=base, client_id=f"{base}-c", tables={"t1", "t2"})
+    task = asyncio.create_task(first.run())
+    await asyncio.wait_for(first.subscribed.wait(), 5)
+    await cancel_and_wait([task])  # the session (and its two subscriptions) stays
+    out: list[Event] = []
+    again = Consumer(
+        host, port, base=base, client_id=f"{base}-c", tables={"t1"}, on_event=out.append
+    )
+    task = asyncio.create_task(again.run())
+    try:
+        await asyncio.wait_for(again.subscribed.wait(), 5)
+        async with aiomqtt.Client(host, port) as pub:
+            for event in (ev(1, table="t2"), ev(1), ev(2, table="t2"), ev(2)):
+                await pub.publish(f"{base}/{event.table}/event", event.model_dump_json(), 1)
+            await until(lambda: len(out) == 2)
+        assert [(e.table, e.seq) for e in out] == [("t1", 1), ("t1", 2)]
+        assert 1 <= again.unwatched <= 2  # the second came before the undoing, or not
+        await asyncio.sleep(0.5)  # the undoing is a round trip to the broker
+        unwatched = again.unwatched
+        async with aiomqtt.Client(host, port) as pub:
+            for event in (ev(3, table="t2"), ev(3)):
+                await pub.publish(f"{base}/{event.table}/event", event.model_dump_json(), 1)
+            await until(lambda: len(out) == 3)
+        assert again.unwatched == unwatched  # undone: the broker no longer sends t2's
+    finally:
+        await cancel_and_wait([task])
+        await again.forget()

@@ -250,6 +250,7 @@ async def test_a_bridge_writes_only_its_own_tables_bridge_topics(
             "mjtable/t02/set",
             "mjtable/t01/service/state",  # the service's records
             "mjtable/service/availability",
+            "mjtable/service/1/availability",  # a further service process's
             "mjtable/t01/bridge/request/replay",
         ]
         for topic in refused:
@@ -290,10 +291,11 @@ async def test_the_service_may_not_forge_a_tables_events(
     ):
         await svc.publish("mjtable/t01/event", b"forged", qos=1)
         await svc.publish("mjtable/t01/bridge/availability", b"online", qos=1)
+        await svc.publish("mjtable/service/2/availability", b"online", qos=1)  # member 2's
         done = marker()
         await svc.publish("mjtable/t01/service/state", done, qos=1)
         await seen.wait_for(lambda: done in seen.on("mjtable/t01/service/state"))
-        assert seen.topics() == {"mjtable/t01/service/state"}
+        assert seen.topics() == {"mjtable/t01/service/state", "mjtable/service/2/availability"}
 
 
 async def test_the_service_follows_a_table_over_tls(
