@@ -43,7 +43,7 @@ from table_service.service.guards import (
     Routing,
     SocketGate,
 )
-from table_service.service.live import Service
+from table_service.service.live import OwnedElsewhere, Service
 from table_service.service.routes import (
     hands,
     live,
@@ -168,6 +168,10 @@ def create_app(
         first = detail[0] if detail else {"loc": [], "msg": "invalid"}
         where = ".".join(str(p) for p in first["loc"])
         return error(422, f"{where}: {first['msg']}", detail=detail)
+
+    @app.exception_handler(OwnedElsewhere)
+    async def elsewhere(_: Request, exc: OwnedElsewhere) -> Response:
+        return error(409, str(exc))  # several processes: another follows the table
 
     @app.exception_handler(Exception)
     async def crashed(_: Request, exc: Exception) -> Response:

@@ -61,8 +61,11 @@ class Server:
         """What the service wrote to stderr, all its starts."""
         return self.log.read_text(errors="replace")
 
+    def url(self, path: str) -> str:
+        return f"http://127.0.0.1:{self.port}{path}"
+
     async def health(self) -> dict[str, Any]:
-        url = f"http://127.0.0.1:{self.port}/api/health"
+        url = self.url("/api/health")
         response = await asyncio.to_thread(urllib.request.urlopen, url, timeout=5)
         return dict(json.loads(response.read()))
 

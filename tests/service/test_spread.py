@@ -7,10 +7,13 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import json
 import os
 import random
 import subprocess
 import sys
+import urllib.error
+import urllib.request
 import uuid
 from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
@@ -168,6 +171,10 @@ async def test_a_joining_process_takes_its_share_at_hand_ends_and_a_leaving_one_
         assert one["subscribed"] == sorted(set(tables) - set(theirs))  # its own events only
         assert two["subscribed"] == theirs
         assert one["handing_on"] == [] and two["member"] == 1
+        with pytest.raises(urllib.error.HTTPError) as refused:  # asked of the wrong process
+            await asyncio.to_thread(urllib.request.urlopen, first.url(f"/api/tables/{theirs[0]}"))
+        assert refused.value.code == 409
+        assert "member 1" in json.loads(refused.value.read())["error"]
 
         # hand 3 half played, then the second stops cleanly mid-hand: its tables come back
         part = {t: len(hands[t][2]) // 2 for t in tables}

@@ -101,7 +101,8 @@ def errors(*codes: int) -> dict[int | str, dict[str, Any]]:
         400: "a body that could not be read (not UTF-8)",
         403: "the token's role may not do this",
         404: "no such table, session, hand, violation or token",
-        409: "the table is not in a state that allows it",
+        409: "the table is not in a state that allows it, or another service process of "
+        "several follows it (the message says which)",
         413: "a body over the limit (refused before it is read)",
         422: "a parameter or body that does not validate (`detail` names the fields)",
     }
@@ -127,8 +128,8 @@ class CsvResponse(PlainTextResponse):
 
 
 READ: Final = errors(422)  # query parameters only
-READ_ONE: Final = errors(404, 422)
-REFEREE: Final = errors(401, 404, 422, 429)
+READ_ONE: Final = errors(404, 409, 422)  # 409: a table another service process follows
+REFEREE: Final = errors(401, 404, 409, 422, 429)
 ADMIN: Final = errors(401, 403, 422, 429)
 BODY: Final = errors(400, 413)  # a route that reads a body
 
@@ -232,8 +233,13 @@ class Backend:
             raise HTTPException(409, f"player {player_id} sits at table {other!r} already")
 
     def runner_or_404(self, table: str) -> TableRunner:
+        """The table as this process follows it: 404 when no process does, 409 (and where
+        to go) when another service process of several does."""
         runner = self.service.runner(table)
         if runner is None:
+            elsewhere = self.service.followed_elsewhere(table)
+            if elsewhere is not None:
+                raise HTTPException(409, elsewhere)
             raise HTTPException(404, f"no table {table!r}")
         return runner
 
