@@ -30,7 +30,6 @@ import asyncio
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -47,6 +46,7 @@ sys.path.insert(0, str(ROOT))
 from bench.service.cpu import cpu_seconds, read  # noqa: E402
 from firmware_bridge.messages import Event  # noqa: E402
 from table_service.store import Store  # noqa: E402
+from table_sim.broker import free_port  # noqa: E402
 from table_sim.fakebridge import FakeBridge, retable  # noqa: E402
 from table_sim.recording import record_game  # noqa: E402
 from table_sim.service_end import scratch_schema  # noqa: E402
@@ -68,12 +68,6 @@ class Process:
 
     def cpu(self) -> float:
         return cpu_seconds(read(f"/proc/{self.proc.pid}/stat"))
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 async def start(mqtt: str, db: str, base: str, folder: Path) -> Process:

@@ -150,7 +150,8 @@ class Consumer:
         self.reconnects = 0
         self.callback_errors = 0
         self._client: aiomqtt.Client | None = None
-        self._asking: set[asyncio.Task[Any]] = set()  # replay requests on a bridge's return
+        # replay requests on a bridge's return, stray subscriptions being undone
+        self._asking: set[asyncio.Task[Any]] = set()
         self.watched: set[str] | None = None if tables is None else set(tables)
         self.unwatched = 0  # events dropped for a table not watched
         self._dropping: set[str] = set()  # tables whose stray subscription is being undone
@@ -230,10 +231,11 @@ class Consumer:
         client = self._client
         if client is None or before == self.watched:
             return  # the next connection subscribes to what is watched then
+        gone = sorted((before or set()) - (self.watched or set()))
         with contextlib.suppress(aiomqtt.MqttError):  # lost: the reconnect subscribes
             await self._subscribe_events(client)
-            if self.watched is None and before:
-                await client.unsubscribe([Topics(self.base, table).event for table in before])
+            if gone:
+                await client.unsubscribe([Topics(self.base, table).event for table in gone])
 
     async def watch(self, table: str) -> None:
         """Receive `table`'s events too (returns once the broker has the subscription, so

@@ -17,7 +17,7 @@ import json
 import logging
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -468,9 +468,7 @@ class Service:
                 batch.append(self._queue.get_nowait())
             self._in_hand = len(batch)
             pending: dict[str, list[tuple[Applied, _Work]]] = {}
-            for done, work in enumerate(batch, 1):
-                if done % FOLDS_PER_TURN == 0:
-                    await asyncio.sleep(0)  # the others' turn
+            async for work in taking_turns(batch, FOLDS_PER_TURN):
                 try:
                     await self._take(work, pending)
                 except Exception:  # a bug on one entry: that table is rebuilt, never all
@@ -642,19 +640,21 @@ class Service:
         """Whether the tables are spread over several members (each its own share)."""
         return len(self.members) > 1 or self._leaving
 
-    def _mine(self, table: str) -> bool:
-        """Whether `table` belongs to this process (by the members there are now): the
-        tables of the records shared out evenly, one new to them by its hash alone."""
-        if self._leaving:
-            return False
+    def _owner(self, table: str) -> int:
+        """The member `table` belongs to (by the members there are now): the tables of the
+        records shared out evenly, one new to them by its hash alone."""
         owner = self._share.get(table)
-        return (assigned(table, self.members) if owner is None else owner) == self.member
+        return assigned(table, self.members) if owner is None else owner
+
+    def _mine(self, table: str) -> bool:
+        """Whether `table` belongs to this process (none does once it is leaving)."""
+        return not self._leaving and self._owner(table) == self.member
 
     def _elsewhere_said(self, table: str) -> str:
         """Why a write for a table another process follows is refused, and where to go."""
-        owner = self._share.get(table, assigned(table, self.members))
         return (
-            f"table {table!r} is followed by another service process (member {owner} of "
+            f"table {table!r} is followed by another service process (member "
+            f"{self._owner(table)} of "
             f"{list(self.members)}): send this to that process's API"
         )
 
@@ -706,8 +706,8 @@ class Service:
         deadline = time.monotonic() + wait
         log.warning("leaving: handing %d tables on within %.0f s", len(self.tables), wait)
         while self.tables and time.monotonic() < deadline + 2 * CLAIM_EVERY:
-            for table in list(self.tables):
-                self._handing.setdefault(table, deadline)
+            for table in list(self.tables):  # one handed on already waits no longer either
+                self._handing[table] = min(self._handing.get(table, deadline), deadline)
                 await self._queue.put(_Work(table, "handover"))
             await asyncio.sleep(0.2)
 
@@ -751,9 +751,7 @@ class Service:
         shown: set[str] = set()
         if self.hub.listeners <= SHOW_EARLY_UP_TO:
             shown = {r.table for r, applied, _ in parts if not any(a.records for a in applied)}
-        for done, runner in enumerate([r for r, _, _ in parts if r.table in shown], 1):
-            if done % SHOWS_PER_TURN == 0:
-                await asyncio.sleep(0)
+        async for runner in taking_turns([r for r, _, _ in parts if r.table in shown]):
             self._show(runner)
         try:
             await self._db(
@@ -766,9 +764,7 @@ class Service:
             self.applied += sum(len(applied) for _, applied, _ in parts)
             self._progress = time.monotonic()
             stored = parts
-        for done, (runner, applied, _) in enumerate(stored, 1):
-            if done % SHOWS_PER_TURN == 0:
-                await asyncio.sleep(0)
+        async for runner, applied, _ in taking_turns(stored):
             self._last_stored[runner.table] = time.monotonic()
             try:
                 records = [r for a in applied for r in a.records]
@@ -1066,6 +1062,15 @@ class Service:
         if runner is not None:
             runner.online, runner.link = online, link
             self._show(runner)
+
+
+async def taking_turns(items: Iterable[T], every: int = SHOWS_PER_TURN) -> AsyncIterator[T]:
+    """`items`, giving the event loop back after every `every` of them: a long batch never
+    holds every WebSocket and every arriving event for its whole length."""
+    for done, item in enumerate(items, 1):
+        if done % every == 0:
+            await asyncio.sleep(0)
+        yield item
 
 
 def between_hands(mirror: TableMirror) -> bool:

@@ -7,7 +7,7 @@ database, not a home-made election, decides; when an owner dies its connection c
 its locks go, and another process takes the table within one claim interval. Each
 process also holds a member slot, a lock of its own on the same connection: the slots
 held are the members (read from `pg_locks`, so a dead process leaves none behind), and
-`assigned` says which member each table belongs to, the same in every process. On
+`share_out` says which member each table belongs to, the same in every process. On
 SQLite there is one process (the serve command refuses a second), which owns every table.
 """
 
@@ -112,14 +112,9 @@ class AdvisoryOwnership(Ownership):
     def join(self) -> int:
         with self._lock:
             conn = self._connection()
-            if self.member >= 0:
-                row = conn.execute(
-                    "SELECT pg_try_advisory_lock(hashtext(%s), %s)",
-                    (self._members_key(), self.member),
-                ).fetchone()
-                if row and row[0]:
-                    return self.member  # still (or again) ours
-            for slot in range(MAX_MEMBERS):
+            earlier = [self.member] if self.member >= 0 else []  # taken again if free
+            slots: list[int] = [*earlier, *range(MAX_MEMBERS)]
+            for slot in slots:
                 row = conn.execute(
                     "SELECT pg_try_advisory_lock(hashtext(%s), %s)", (self._members_key(), slot)
                 ).fetchone()

@@ -46,7 +46,7 @@ class Server:
         with self.log.open("ab") as log:
             self.proc = subprocess.Popen(self.args, stdout=subprocess.DEVNULL, stderr=log)
         self.starts += 1
-        url = f"http://127.0.0.1:{self.port}/api/health"
+        url = self.url("/api/health")
         async with asyncio.timeout(60):
             while True:
                 if self.proc.poll() is not None:
@@ -63,6 +63,11 @@ class Server:
 
     def url(self, path: str) -> str:
         return f"http://127.0.0.1:{self.port}{path}"
+
+    def owned(self) -> list[str]:
+        """The tables this process follows (its API lists only those)."""
+        with urllib.request.urlopen(self.url("/api/tables"), timeout=5) as response:
+            return [t["table"] for t in json.load(response)]
 
     async def health(self) -> dict[str, Any]:
         url = self.url("/api/health")

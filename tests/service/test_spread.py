@@ -26,7 +26,6 @@ from table_service.store import Store
 from table_sim.fakebridge import FakeBridge, retable
 from table_sim.recording import RecordedHand, record_game
 from tests.service.kit import Server, assert_whole
-from tests.service.test_takeover import owned
 
 NAMES = [f"t{i:02d}" for i in range(1, 51)]
 
@@ -136,7 +135,7 @@ async def test_a_joining_process_takes_its_share_at_hand_ends_and_a_leaving_one_
         sent = {t: hands[t][0] + hands[t][1][: part[t]] for t in tables}
         await asyncio.gather(*(by_table[t].publish(sent[t]) for t in tables))
         await until(lambda: stored(sent))
-        assert sorted(await asyncio.to_thread(owned, first)) == tables
+        assert sorted(await asyncio.to_thread(first.owned)) == tables
 
         await second.start()
         share = share_out(tables, [0, 1])
@@ -152,8 +151,8 @@ async def test_a_joining_process_takes_its_share_at_hand_ends_and_a_leaving_one_
         await asyncio.sleep(2.5)  # a claim round more: mid-hand, nothing moves yet
         health = (await first.health())["members"]
         assert health["handing_on"] == theirs
-        assert sorted(await asyncio.to_thread(owned, first)) == tables
-        assert await asyncio.to_thread(owned, second) == []
+        assert sorted(await asyncio.to_thread(first.owned)) == tables
+        assert await asyncio.to_thread(second.owned) == []
 
         # the rest of hand 2: each table the second's goes at its hand's end
         rest = {t: hands[t][1][part[t] :] for t in tables}
@@ -162,8 +161,8 @@ async def test_a_joining_process_takes_its_share_at_hand_ends_and_a_leaving_one_
         await until(lambda: stored(sent))
 
         async def settled() -> bool:
-            return sorted(await asyncio.to_thread(owned, second)) == theirs and sorted(
-                await asyncio.to_thread(owned, first)
+            return sorted(await asyncio.to_thread(second.owned)) == theirs and sorted(
+                await asyncio.to_thread(first.owned)
             ) == sorted(set(tables) - set(theirs))
 
         await until(settled)
@@ -194,7 +193,7 @@ async def test_a_joining_process_takes_its_share_at_hand_ends_and_a_leaving_one_
         await asyncio.gather(*(by_table[t].publish(rest[t]) for t in tables))
         everything = {t: flat(hands[t]) for t in tables}
         await until(lambda: stored(everything), 60)
-        assert sorted(await asyncio.to_thread(owned, first)) == tables
+        assert sorted(await asyncio.to_thread(first.owned)) == tables
         for table in tables:  # each event once, in order; every hand as the truth has it
             assert_whole(store, table, everything[table], games[table])
     finally:

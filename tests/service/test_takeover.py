@@ -4,10 +4,8 @@ takes over within 10 s when the owner is killed mid-hand, and SQLite refuses a s
 from __future__ import annotations
 
 import asyncio
-import json
 import subprocess
 import time
-import urllib.request
 import uuid
 from pathlib import Path
 
@@ -17,13 +15,6 @@ from table_service.store import Store
 from table_sim.fakebridge import FakeBridge, retable
 from table_sim.recording import record_game
 from tests.service.kit import MJTABLE, Server, stored_matches_truth
-
-
-def owned(server: Server) -> list[str]:
-    """The tables a service process follows (its API lists only those)."""
-    url = f"http://127.0.0.1:{server.port}/api/tables"
-    with urllib.request.urlopen(url, timeout=5) as response:
-        return [t["table"] for t in json.load(response)]
 
 
 async def test_a_standby_takes_over_a_killed_owners_table_within_10_s(
@@ -44,16 +35,16 @@ async def test_a_standby_takes_over_a_killed_owners_table_within_10_s(
             half = len(events) // 2
             await bridge.publish(events[:10])  # the first process owns the table from here
             async with asyncio.timeout(20):
-                while "o1" not in await asyncio.to_thread(owned, first):
+                while "o1" not in await asyncio.to_thread(first.owned):
                     await asyncio.sleep(0.1)
             await second.start()
             await bridge.publish(events[10:half])
             await asyncio.sleep(0.5)
-            assert "o1" not in await asyncio.to_thread(owned, second)  # it stands by
+            assert "o1" not in await asyncio.to_thread(second.owned)  # it stands by
             first.kill()  # mid-hand
             killed = time.monotonic()
             async with asyncio.timeout(10):
-                while "o1" not in await asyncio.to_thread(owned, second):
+                while "o1" not in await asyncio.to_thread(second.owned):
                     await asyncio.sleep(0.1)
             taken = time.monotonic() - killed
             await bridge.publish(events[half:])
