@@ -80,6 +80,7 @@ def load_snapshot(data: bytes) -> TableMirror | None:
     return None
 
 
+LOG_TABLE: Final = Log.metadata.tables[Log.__tablename__]
 COPY_FROM: Final = 64  # rows from which PostgreSQL takes events by COPY, not INSERT
 LOG_COPY: Final = 'COPY log (id, "table", kind, boot_id, seq, ts, body, session_id) FROM STDIN'
 LOG_IDS: Final = text(
@@ -97,8 +98,9 @@ def insert_events(session: Session, rows: Sequence[dict[str, Any]]) -> list[int]
         return []
     if len(rows) >= COPY_FROM and session.get_bind().dialect.name == "postgresql":
         return _copy_events(session, rows)
-    query = insert(Log).returning(Log.id, sort_by_parameter_order=True)
-    return list(session.scalars(query, rows))
+    # Core, not the ORM's bulk insert: the rows are plain column values already.
+    query = insert(LOG_TABLE).returning(LOG_TABLE.c.id, sort_by_parameter_order=True)
+    return list(session.connection().execute(query, rows).scalars())
 
 
 def _copy_events(session: Session, rows: Sequence[dict[str, Any]]) -> list[int]:
