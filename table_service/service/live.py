@@ -41,7 +41,13 @@ from table_service.service.drive import alert_commands, led_commands, seat_modes
 from table_service.service.health import Facts, Health, Members, judge
 from table_service.service.hub import Hub
 from table_service.service.loop_watch import LoopWatch
-from table_service.service.ownership import Ownership, assigned, ownership_for, share_out
+from table_service.service.ownership import (
+    Ownership,
+    assigned,
+    ownership_for,
+    played_recently,
+    share_out,
+)
 from table_service.service.settings import ServeSettings
 from table_service.store import Applied, DuplicateEvent, InvalidEntry, Store
 from table_service.store.projector import Rederived, dump_snapshot
@@ -287,8 +293,9 @@ class Service:
         self.ownership = await self._db(ownership_for, self.settings.database_url)
         self.member = await self._db(self.ownership.join)
         self.members = await self._db(self.ownership.members)
-        self._known.update(await self._db(self.store.tables))
-        self._share = share_out(self._known, self.members)
+        seen = await self._db(self.store.tables_seen)
+        self._known.update(seen)
+        self._share = self._share_out(seen, self.members)
         for table in sorted(self._known):
             if self._mine(table) and await self._db(self.ownership.claim, table):
                 self.tables[table] = await self._db(self._restore, table)
@@ -613,9 +620,9 @@ class Service:
         members = await asyncio.to_thread(self.ownership.members)
         self._rounds += 1
         if members != self.members or (len(members) > 1 and self._rounds % TABLES_EVERY == 0):
-            recorded = await asyncio.to_thread(self.store.tables)  # off the writer's turn
-            self._known.update(recorded)
-            self._share = share_out(recorded, members)  # the same in every member
+            seen = await asyncio.to_thread(self.store.tables_seen)  # off the writer's turn
+            self._known.update(seen)
+            self._share = self._share_out(seen, members)  # the same in every member
         if members == self.members:
             return
         log.warning("members now %s (this process is %d)", list(members), self.member)
@@ -627,6 +634,11 @@ class Service:
         consumer = self._consumer
         if consumer is not None and self._spread != (consumer.watched is not None):
             await consumer.select(set(self.tables) if self._spread else None)  # the mode changed
+
+    def _share_out(self, seen: dict[str, float], members: tuple[int, ...]) -> dict[str, int]:
+        """The share of the tables played lately (one long unplayed goes by its hash)."""
+        recent = played_recently(seen, self.settings.retired_after)
+        return share_out(recent, members)
 
     def _candidates(self) -> set[str]:
         """The tables this process might own: alone, those it stands by for (as ever);

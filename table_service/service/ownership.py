@@ -17,7 +17,7 @@ import contextlib
 import hashlib
 import logging
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from sqlalchemy.engine import make_url
@@ -57,6 +57,15 @@ def share_out(tables: Iterable[str], members: Sequence[int]) -> dict[str, int]:
         room[member] -= 1
         share[table] = member
     return share
+
+
+def played_recently(seen: Mapping[str, float], retired_after: float) -> set[str]:
+    """The tables the share is made of: those with a log entry within `retired_after`
+    seconds of the newest entry of any (a table long unplayed would skew the share: it
+    costs nothing, yet fills a member's room). Measured from the records, not the clock,
+    so every member reads the same share from the same records."""
+    newest = max(seen.values(), default=0.0)
+    return {table for table, last in seen.items() if last >= newest - retired_after}
 
 
 class Ownership:

@@ -52,6 +52,13 @@ class ServeSettings(BrokerSettings):
         description="seconds a table that belongs to another service process (one joined) "
         "waits for its hand's end before it is handed on mid-hand, from the records",
     )
+    retired_after: float = Field(
+        7 * 86400.0,
+        gt=0,
+        description="seconds between a table's last log entry and the newest of any table "
+        "after which it is left out of the even share of tables between service processes "
+        "(it goes by its hash alone, as a new one does)",
+    )
     leave_wait: float = Field(
         10.0,
         ge=0,

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from firmware_bridge.messages import Event
-from table_service.service.ownership import preference, share_out
+from table_service.service.ownership import played_recently, preference, share_out
 from table_service.store import Store
 from table_sim.fakebridge import FakeBridge, retable
 from table_sim.recording import RecordedHand, record_game
@@ -78,6 +78,19 @@ def test_a_member_joining_or_leaving_moves_little_more_than_its_share(seed: int)
     lost = {t for t, m in three.items() if m == 1}
     assert lost <= moved(three, left)
     assert len(moved(three, left)) <= len(lost) + 3
+
+
+def test_a_table_long_unplayed_is_left_out_of_the_share() -> None:
+    day = 86400.0
+    newest = 1_767_225_600.0
+    seen = {f"t{i:02}": newest - 60 * i for i in range(8)} | {"t90": newest - 30 * day}
+    recent = played_recently(seen, retired_after=7 * day)
+    assert recent == set(seen) - {"t90"}
+    assert sorted(collections.Counter(share_out(recent, [0, 1]).values()).values()) == [4, 4]
+    # Measured from the newest entry, not the clock: the edge is the same for everyone.
+    assert played_recently({"a": newest, "b": newest - 7 * day}, 7 * day) == {"a", "b"}
+    assert played_recently({"a": newest, "b": newest - 7 * day - 1}, 7 * day) == {"a"}
+    assert played_recently({}, 7 * day) == set()
 
 
 def test_a_table_prefers_every_member_once() -> None:

@@ -148,6 +148,18 @@ def test_tables(store: Store) -> None:
     assert store.tables() == ["t1", "t2"]
 
 
+def test_tables_seen_gives_each_tables_latest_entry(store: Store) -> None:
+    """By the log's order (its id), not by the largest time: a bridge's clock may step back."""
+    assert store.tables_seen() == {}
+    store.append("t2", applied("t2", 1, 5))
+    store.append("t10", applied("t10", 9))
+    store.append("t2", [Applied("event", event("t2", 3), None, [], None)])
+    seen = store.tables_seen()
+    assert list(seen) == ["t10", "t2"]  # by name, as tables() gives them
+    assert seen == {"t10": event("t10", 9).ts, "t2": event("t2", 3).ts}
+    assert store.tables() == ["t10", "t2"]
+
+
 def _violations_of(table: str, seqs: range) -> list[Applied]:
     """Events of `table`, each with a violation naming it (the rows an event derives)."""
     return [
