@@ -38,6 +38,11 @@ class Members(BaseModel):
     handing_on: list[str] = Field(
         description="tables that belong to another process now, handed on at their hand's end"
     )
+    relaying: bool = Field(
+        False,
+        description="whether the other processes' tables are relayed to this process's "
+        "pages (while a page watches, with several processes)",
+    )
 
 
 class Health(BaseModel):

@@ -48,6 +48,7 @@ from table_service.service.ownership import (
     played_recently,
     share_out,
 )
+from table_service.service.relay import Relay
 from table_service.service.settings import ServeSettings
 from table_service.store import Applied, DuplicateEvent, InvalidEntry, Store
 from table_service.store.projector import Rederived, dump_snapshot
@@ -64,6 +65,7 @@ SHOW_EARLY_UP_TO = 64  # WebSocket clients up to which a picture goes out before
 # every arriving event waits a turn out (a batch of 512 folded at once held it ~25 ms).
 FOLDS_PER_TURN = 32  # events applied
 SHOWS_PER_TURN = 8  # tables' pictures and records sent
+RELAY_LOOK = 0.5  # seconds between looks at whether a page watches (the relay's subscription)
 HEALTH_EVERY = 1.0  # seconds between looks at the service's health (its availability topic)
 RESTART_DELAY = 1.0  # seconds before a part that failed unexpectedly is started again
 # The database is away (the store's errors, and the lock connection's own): wait it out.
@@ -202,6 +204,8 @@ class Service:
         self._share: dict[str, int] = {}  # the records' tables shared out over the members
         self._leaving = False
         self._rounds = 0
+        self.relay = Relay(self.base)  # the other members' tables, while pages watch
+        self._relaying = False
 
     # --- the public face: what the API calls ----------------------------------------
 
@@ -210,6 +214,21 @@ class Service:
 
     def runner(self, table: str) -> TableRunner | None:
         return self.tables.get(table)
+
+    def states(self) -> list[dict[str, Any]]:
+        """Every table's public state: this process's own, and (several processes, a
+        page watching) the others' as their owners last published them."""
+        ours = [self.tables[t].state() for t in self.table_names()]
+        others = self.relay.states(set(self.tables)) if self._relaying else []
+        return sorted(ours + others, key=lambda state: str(state["table"]))
+
+    def public_state(self, table: str) -> dict[str, Any] | None:
+        """The table's public state, its owner's when another process follows it (None:
+        unknown here)."""
+        runner = self.tables.get(table)
+        if runner is not None:
+            return runner.state()
+        return self.relay.state(table) if self._relaying else None
 
     def followed_elsewhere(self, table: str) -> str | None:
         """Where a table this process does not follow is (another of several service
@@ -282,6 +301,7 @@ class Service:
             members=list(self.members),
             subscribed=None if watched is None else sorted(watched),
             handing_on=sorted(self._handing),
+            relaying=self._relaying,
         )
         return health.model_copy(update={"loop_pauses": self.loop.pauses(), "members": members})
 
@@ -1031,7 +1051,10 @@ class Service:
                     await client.publish(availability, said, qos=1, retain=True)
                     await client.subscribe(every.availability, qos=1)
                     await client.subscribe(every.link, qos=1)
+                    self._relaying = False  # a new session has no subscription of old
+                    self.relay.forget()
                     reader = asyncio.create_task(self._read_bridges(client))
+                    relaying = asyncio.create_task(self._relay_while_watched(client))
                     try:
                         while True:
                             topic, payload, qos, retain = await self._outbox.get()
@@ -1042,25 +1065,51 @@ class Service:
                                 availability, "offline", qos=1, retain=True, timeout=2
                             )
                             await last_words(offline)
-                        await cancel_and_wait([reader])
+                        await cancel_and_wait([reader, relaying])
             except aiomqtt.MqttError as exc:
                 self._client = None
                 log.warning("mqtt: %s; retrying", exc)
                 await asyncio.sleep(1.0)
 
+    async def _relay_while_watched(self, client: aiomqtt.Client) -> None:
+        """Subscribe to every table's service news while a page watches and several
+        processes share the tables; unsubscribe when nobody does."""
+        while True:
+            wanted = self._spread and self.hub.listeners > 0
+            if wanted and not self._relaying:
+                await client.subscribe(self.relay.topic(), qos=0)
+                self._relaying = True
+            elif self._relaying and not wanted:
+                self._relaying = False
+                self.relay.forget()
+                await client.unsubscribe(self.relay.topic())
+            await asyncio.sleep(RELAY_LOOK)
+
     async def _read_bridges(self, client: aiomqtt.Client) -> None:
         every = Topics(self.base, "+")
         watched = (every.availability, every.link)
+        relayed = self.relay.topic()
         async for message in client.messages:
-            if not any(message.topic.matches(topic) for topic in watched):
-                continue  # a broker may also send retained messages of other topics
             raw = message.payload
             payload = bytes(raw) if isinstance(raw, bytes | bytearray) else str(raw).encode()
+            if message.topic.matches(relayed):
+                self._relay(str(message.topic), payload)
+                continue
+            if not any(message.topic.matches(topic) for topic in watched):
+                continue  # a broker may also send retained messages of other topics
             news = read_bridge_message(self.base, str(message.topic), payload)
             if isinstance(news, str):
                 log.warning("refused on %s: %s: %s", message.topic, news, quoted(payload))
                 continue
             self._hear(news)
+
+    def _relay(self, topic: str, payload: bytes) -> None:
+        """Another process's news of its table, to this process's pages."""
+        if not self._relaying:
+            return  # in flight when we unsubscribed
+        relayed = self.relay.hear(topic, payload, self.tables)
+        if relayed is not None:
+            self.hub.publish_text(relayed.table, relayed.kind, relayed.text)
 
     def _hear(self, news: BridgeNews) -> None:
         """A bridge's availability or link state: kept, and told to the table's watchers."""

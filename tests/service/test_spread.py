@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import json
 import os
 import random
@@ -17,8 +18,10 @@ import urllib.request
 import uuid
 from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 import pytest
+from websockets.asyncio.client import connect
 
 from firmware_bridge.messages import Event
 from table_service.service.ownership import played_recently, preference, share_out
@@ -188,12 +191,46 @@ async def test_a_joining_process_takes_its_share_at_hand_ends_and_a_leaving_one_
         assert refused.value.code == 409
         assert "member 1" in json.loads(refused.value.read())["error"]
 
-        # hand 3 half played, then the second stops cleanly mid-hand: its tables come back
+        # hand 3 half played, watched on the first's page: the second's tables are there too
         part = {t: len(hands[t][2]) // 2 for t in tables}
         half = {t: hands[t][2][: part[t]] for t in tables}
-        await asyncio.gather(*(by_table[t].publish(half[t]) for t in tables))
-        sent = {t: sent[t] + half[t] for t in tables}
-        await until(lambda: stored(sent))
+        async with connect(first.url("/api/ws").replace("http", "ws", 1)) as page:
+            snapshot = json.loads(await page.recv())
+            ours = sorted(set(tables) - set(theirs))
+            assert sorted(s["table"] for s in snapshot["tables"]) == ours
+            await asyncio.gather(*(by_table[t].publish(half[t]) for t in tables))
+            sent = {t: sent[t] + half[t] for t in tables}
+            await until(lambda: stored(sent))
+            last: dict[str, dict[str, Any]] = {}  # each table's latest state on the page
+
+            async def page_has_every_hand_under_way() -> bool:
+                with contextlib.suppress(TimeoutError):
+                    while True:
+                        message = json.loads(await asyncio.wait_for(page.recv(), 0.1))
+                        if message["type"] == "state":
+                            last[message["table"]] = message["state"]
+                under_way = ("dealing", "play")
+                return sorted(last) == tables and all(
+                    s["hand"] is not None and s["hand"]["phase"] in under_way for s in last.values()
+                )
+
+            await until(page_has_every_hand_under_way)
+            asked = first.url(f"/api/tables/{theirs[0]}")
+            read = await asyncio.to_thread(urllib.request.urlopen, asked)
+            assert json.loads(read.read()) == last[theirs[0]]  # the owner's, relayed
+            listed = await asyncio.to_thread(urllib.request.urlopen, first.url("/api/tables"))
+            assert [s["table"] for s in json.loads(listed.read())] == tables
+            assert (await first.health())["members"]["relaying"]
+
+        async def relay_stopped() -> bool:  # nobody watching: the others' news not received
+            return not (await first.health())["members"]["relaying"]
+
+        await until(relay_stopped)
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            await asyncio.to_thread(urllib.request.urlopen, first.url(f"/api/tables/{theirs[0]}"))
+        assert refused.value.code == 409
+
+        # then the second stops cleanly mid-hand: its tables come back
         await asyncio.to_thread(second.stop)
         assert second.proc is not None and second.proc.returncode == 0
 

@@ -76,10 +76,8 @@ def router(backend: Backend, sockets: SocketGate) -> APIRouter:
 
     def snapshot(table: str | None) -> dict[str, Any]:
         if table is None:
-            states = [service.tables[t].state() for t in service.table_names()]
-            return {"type": "snapshot", "tables": states}
-        runner = service.runner(table)
-        return {"type": "snapshot", "table": table, "state": runner.state() if runner else None}
+            return {"type": "snapshot", "tables": service.states()}
+        return {"type": "snapshot", "table": table, "state": service.public_state(table)}
 
     @router.websocket("/api/tables/{table}/ws")
     async def table_ws(ws: WebSocket, table: TableName) -> None:
