@@ -754,6 +754,25 @@ def test_no_declaration_profile_a_self_draw_after_a_discard_is_no_earthly_win() 
     assert items(t) == {"concealed", "concealed_self_draw"}
 
 
+def test_no_declaration_profile_a_win_on_the_replacement_of_an_own_kong_has_no_earthly_win() -> None:
+    """§7's self-drawn 地胡 without 天聽 is a self-draw on the first draw (seed 002: 摸第1張牌
+    自摸). Seat 1's first move is a 碰槓 of the dealer's first discard, and it wins on the
+    replacement: 禁制 2 makes that a 詐胡, and its 牌面 (what the offender pays on) has no
+    地胡: the replacement is no first draw, and the meld is the seat's own claim (D6's
+    "不論他人吃碰" spares the others' claims only)."""
+    seat1 = "2s 2s 2s 2m 3m 4m 6m 7m 8m 2p 3p 4p 7p 8p E E"  # after the kong: waits 6p 9p
+    t = Script(quiet({1: seat1}, extra="2s"), profile=NO_DECLARATION)
+    t.discard(0, "2s")
+    t.kong(1, "2s", "exposed", from_seat=0)
+    t.replacement(1, "9p")
+    seq = t.seq + 1
+    t.win(1)
+    assert t.violations() == [(seq, 1, "restriction_2")]
+    assert (t.hand().result, t.hand().seat) == ("false_win", 1)
+    assert "earthly_win" not in items(t)
+    assert "kong_bloom" in items(t)
+
+
 # --- hand_revealed that the stream cannot explain (replay-format.md faults) -------------
 
 
