@@ -19,6 +19,10 @@ one owner, the load runs: `--rate` events/s in all, round-robin over the tables,
 events are those of the tables its health lists. The run fails if any event published
 is not stored exactly once.
 
+Before the load, each process is measured idle for `--idle` seconds (the claim rounds, the
+health, the keepalives): its idle CPU for as long as the load ran is given beside, and
+the CPU per event beyond it.
+
 Prints, per k, each process's tables, events, CPU seconds and CPU per event, and the
 busiest process's CPU as a share of one process's alone (aim: about 1/k).
 """
@@ -150,7 +154,10 @@ async def one_k(args: argparse.Namespace, k: int, folder: Path) -> dict[str, Any
             await until(shared, 90, "every table with one owner")
             healths = [p.health() for p in processes]
             owned = [[t["table"] for t in h["followed"]] for h in healths]
+            quiet = [p.cpu() for p in processes]  # idle first: what a process costs unloaded
+            await asyncio.sleep(args.idle)
             before = [p.cpu() for p in processes]
+            idle = [b - q for b, q in zip(before, quiet, strict=True)]
             began = time.monotonic()
             await paced(bridges, events, args.rate)
             published = time.monotonic() - began
@@ -176,6 +183,7 @@ async def one_k(args: argparse.Namespace, k: int, folder: Path) -> dict[str, Any
     rows = []
     for i, mine in enumerate(owned):
         cpu = after[i] - before[i]
+        unloaded = idle[i] * published / args.idle  # the same process idle, as long
         rows.append(
             {
                 "member": i,
@@ -183,6 +191,10 @@ async def one_k(args: argparse.Namespace, k: int, folder: Path) -> dict[str, Any
                 "events": window * len(mine),
                 "cpu_s": round(cpu, 2),
                 "cpu_ms_per_event": round(1000 * cpu / max(window * len(mine), 1), 3),
+                "idle_cpu_s": round(unloaded, 2),
+                "load_cpu_ms_per_event": round(
+                    1000 * (cpu - unloaded) / max(window * len(mine), 1), 3
+                ),
             }
         )
     return {
@@ -219,12 +231,13 @@ def report(runs: list[dict[str, Any]]) -> None:
         print(
             f"\n{k} process{'es' if k > 1 else ''}: {run['rate']} events/s for {run['seconds']} s"
         )
-        print("| member | tables | events | CPU s | CPU ms/event |")
-        print("|---|---|---|---|---|")
+        print("| member | tables | events | CPU s | CPU ms/event | idle CPU s | beyond idle |")
+        print("|---|---|---|---|---|---|---|")
         for row in run["members"]:
             print(
                 f"| {row['member']} | {row['tables']} | {row['events']:,} | {row['cpu_s']} | "
-                f"{row['cpu_ms_per_event']} |"
+                f"{row['cpu_ms_per_event']} | {row['idle_cpu_s']} | "
+                f"{row['load_cpu_ms_per_event']} |"
             )
         busiest = max(r["cpu_s"] for r in run["members"])
         line = f"busiest process {busiest} CPU s; all together {run['cpu_total_s']} CPU s"
@@ -246,6 +259,9 @@ def main() -> None:
     parser.add_argument("--db", default="postgresql://postgres@127.0.0.1:5432/test")
     parser.add_argument("--mqtt", default="mqtt://127.0.0.1:1883")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--idle", type=float, default=10.0, help="seconds each process is measured unloaded first"
+    )
     args = parser.parse_args()
     runs = []
     for k in (int(x) for x in args.procs.split(",")):
