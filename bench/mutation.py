@@ -452,6 +452,12 @@ def main() -> int:
         f"    if '{IMPORT}' not in LINES.get(line, ['{IMPORT}']):\n"
         "        context.config.test_command += ' --line ' + line\n"
     )
+    # mutmut drops a hook it cannot import without a word (and runs every mutant on the
+    # whole selection, none skipped): make sure it can.
+    subprocess.run(
+        [sys.executable, "-c", "import mutmut; assert mutmut.mutmut_config is not None"],
+        cwd=workdir, check=True,
+    )  # fmt: skip
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as server:
         if os.path.exists(address):
             os.unlink(address)

@@ -15,8 +15,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from mutmut import Context, mutate
-
 ALIAS = re.compile(r"^[A-Z]\w* = Literal\[")
 ANNOTATED = re.compile(r"^(\s*)([\w.]+): (.+?)( = .*)?$")
 
@@ -33,6 +31,10 @@ def skipped(context: Any) -> bool:
     index = context.current_line_index
     if not _unevaluated_annotation(lines, index, len(before.group(1))):
         return False
+    # mutmut imports this hook while mutmut itself is half imported: its names are
+    # taken here (imported at the top, mutmut would drop the hook as not importable)
+    from mutmut import Context, mutate
+
     copy = Context(source=context.source, mutation_id=context.mutation_id,
                    filename=context.filename, dict_synonyms=context.dict_synonyms)  # fmt: skip
     mutated = mutate(copy)[0].split("\n")
