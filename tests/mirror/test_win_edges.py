@@ -754,7 +754,7 @@ def test_no_declaration_profile_a_self_draw_after_a_discard_is_no_earthly_win() 
     assert items(t) == {"concealed", "concealed_self_draw"}
 
 
-def test_no_declaration_profile_a_win_on_the_replacement_of_an_own_kong_has_no_earthly_win() -> None:
+def test_no_declaration_profile_a_win_on_an_own_kongs_replacement_has_no_earthly_win() -> None:
     """§7's self-drawn 地胡 without 天聽 is a self-draw on the first draw (seed 002: 摸第1張牌
     自摸). Seat 1's first move is a 碰槓 of the dealer's first discard, and it wins on the
     replacement: 禁制 2 makes that a 詐胡, and its 牌面 (what the offender pays on) has no
