@@ -2,7 +2,8 @@
 does to a table's mirror (the live service, a restart and a referee's re-derivation all
 fold through it): a service fault is its own record; a deal ruling sets who deals next; a
 penalty moves money at the deal it stands at; a ruling an undo withdrew does nothing where
-it stands; a session's end or a note changes nothing."""
+it stands; a session's end or a note changes nothing; a seat taken before the first
+shuffle names its player; a tile ruled by its code takes a copy still in the wall."""
 
 from __future__ import annotations
 
@@ -115,3 +116,50 @@ def test_a_session_ended_before_it_began_never_begins() -> None:
     t.finish()
     t.new_hand(quiet(dealer=1), dealer=1)
     assert t.mirror.snapshot()["players"] == ["a", "b", "c", "d"]
+
+
+def test_a_tile_ruled_by_its_code_is_a_copy_still_in_the_wall() -> None:
+    """The sensor read seat 1's draw as a 3p; the referee rules it was a 3m. Seat 1 holds
+    the first 3m already, so the draw is the next copy, the first one nowhere yet: the
+    corrected draw is a plain draw (no fault), and seat 1 then holds two 3m."""
+    t = Script(quiet({1: "2m 3m 4m 6m 7m 8m 2p 2p 2p 2s 3s 4s 7p 8p E E"}))
+    t.discard(0, "2m")
+    t.draw(1, "3p")
+    drawn = next(e for e in reversed(t.events) if e.kind == "tile_drawn")
+    held = t.ids(1, "3m")[0]
+    ruling = {"kind": "tile", "boot_id": drawn.boot_id, "seq": drawn.seq, "read": "3p",
+              "was": "3m", "reason": "misread"}  # fmt: skip
+    mirror = TableMirror(t.table)
+    out = [
+        r
+        for e in t.events
+        for r in fold(mirror, "event", e, None, in_force([(1, parse_ruling(ruling))]))
+    ]
+    assert out == []
+    assert mirror.hand is not None
+    threes = [i for i in mirror.hand.seats[1].concealed if i // 4 == held // 4]
+    assert len(threes) == 2 and held in threes
+
+
+def test_a_ruling_on_a_tables_first_event_applies_with_no_hand_yet() -> None:
+    """A ruling may name the very first event a table sent (no hand begun): a spurious
+    shuffle dropped leaves the mirror as it was."""
+    t = Script(quiet())
+    first = t.events[0]
+    ruling = {"kind": "drop", "boot_id": first.boot_id, "seq": first.seq, "reason": "a ghost"}
+    mirror = TableMirror(t.table)
+    assert mirror.hand is None
+    assert fold(mirror, "event", first, None, in_force([(1, parse_ruling(ruling))])) == []
+    assert mirror.hand is None
+
+
+def test_a_seat_taken_before_the_first_shuffle_names_its_player() -> None:
+    """replay-format.md: a `seating` entry puts a player (by name, and by the club's list
+    when listed) at a seat of the session being seated."""
+    mirror = TableMirror("t")
+    fold(mirror, "session", None, {"table": "t", "players": ["a", "b", "c", "d"]})
+    assert fold(mirror, "seating", None, {"seat": 2, "name": "Mei", "player_id": 7}) == []
+    assert fold(mirror, "seating", None, {"seat": 0, "name": "Guest"}) == []
+    assert mirror.session is not None
+    assert mirror.session.players == ("Guest", "b", "Mei", "d")
+    assert mirror.session.player_ids == (None, None, 7, None)
