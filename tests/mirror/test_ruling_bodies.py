@@ -181,6 +181,8 @@ def test_notes_and_reasons_have_their_lengths_and_no_nul() -> None:
     assert "reason" in refused(fine | {"reason": "x" * 201})
     assert "reason" in refused(fine | {"reason": "a\x00b"})
     assert parse_ruling({"kind": "note", "note": "x" * 500}).note == "x" * 500
+    assert parse_ruling({"kind": "note", "note": "x"}).note == "x"  # one character will do
+    assert parse_ruling(deal()).note == ""  # a deal ruled with no note has none, not a made-up one
     for wrong in ("", "x" * 501, "a\x00b"):
         assert "note" in refused({"kind": "note", "note": wrong})
 
