@@ -5,6 +5,8 @@ go-round it was dealt in at. Games with and without players' breaches."""
 
 from __future__ import annotations
 
+import pickle
+
 import pytest
 
 from table_service.mirror import HandRecord, SessionStart, TableMirror
@@ -103,13 +105,16 @@ def test_a_seven_rob_one_is_no_deal_in() -> None:
     assert hand.play is not None and hand.play.deal_in_round is None
 
 
-def test_a_hand_whose_shuffle_time_is_unknown_lasts_no_time() -> None:
-    """A hand the mirror holds without its shuffle's time (one pickled before hands kept
-    it) ends with a length of 0 s, not a made-up one."""
+def test_a_hand_restored_from_a_snapshot_older_than_hand_times_lasts_0_s() -> None:
+    """A snapshot stored before hands kept their start time (the mirror's format did not
+    change for it) restores a hand with no `began`: the hand's length is then 0 s, not a
+    made-up one, and the hand ends as any other."""
     t = Script(quiet({2: "2m 3m 4m 6m 7m 8m 2s 3s 4s 6p 6p 6p 7s 8s W W"}))
-    assert t.mirror.hand is not None
-    t.mirror.hand.began = None
     t.discard(0, "2m")
+    old = pickle.loads(pickle.dumps(t.mirror))
+    del old.hand.__dict__["began"]  # as unpickled from the older snapshot
+    del old.__dict__["_ts"]
+    t.mirror = old
     t.cycle(1)
     t.draw(2, "6s")
     t.win(2)
