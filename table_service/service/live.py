@@ -219,16 +219,14 @@ class Service:
         """Every table's public state: this process's own, and (several processes, a
         page watching) the others' as their owners last published them."""
         ours = [self.tables[t].state() for t in self.table_names()]
-        others = self.relay.states(set(self.tables)) if self._relaying else []
+        others = self.relay.states(set(self.tables))  # none unless relaying
         return sorted(ours + others, key=lambda state: str(state["table"]))
 
     def public_state(self, table: str) -> dict[str, Any] | None:
         """The table's public state, its owner's when another process follows it (None:
         unknown here)."""
         runner = self.tables.get(table)
-        if runner is not None:
-            return runner.state()
-        return self.relay.state(table) if self._relaying else None
+        return runner.state() if runner is not None else self.relay.state(table)
 
     def followed_elsewhere(self, table: str) -> str | None:
         """Where a table this process does not follow is (another of several service

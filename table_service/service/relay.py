@@ -80,7 +80,8 @@ class Relay:
         return [json.loads(self._states[t]) for t in sorted(self._states) if t not in ours]
 
     def forget(self) -> None:
-        """Unsubscribed: the states kept would go stale."""
+        """Unsubscribed (or a new broker session): the states kept would go stale, so
+        none is kept while not relaying."""
         self._states.clear()
 
     def _parse(self, topic: str) -> tuple[str | None, str]:

@@ -65,9 +65,10 @@ class Server:
         return f"http://127.0.0.1:{self.port}{path}"
 
     def owned(self) -> list[str]:
-        """The tables this process follows (its API lists only those)."""
-        with urllib.request.urlopen(self.url("/api/tables"), timeout=5) as response:
-            return [t["table"] for t in json.load(response)]
+        """The tables this process follows, as its health lists them (`/api/tables` also
+        lists the others' while a page of it watches)."""
+        with urllib.request.urlopen(self.url("/api/health"), timeout=5) as response:
+            return [t["table"] for t in json.load(response)["followed"]]
 
     async def health(self) -> dict[str, Any]:
         url = self.url("/api/health")
