@@ -42,6 +42,13 @@ def fmt(value: float | None, spec: str) -> str:
     return "-" if value is None else format(value, spec)
 
 
+def causes(by_cause: dict[str, int] | None) -> str:
+    """The pauses over 10 ms by cause, as collector/loop/core/blocked (loop_watch.py)."""
+    if not by_cause:
+        return "-"
+    return "/".join(str(by_cause.get(c, 0)) for c in ("collector", "loop", "core", "blocked"))
+
+
 def show_ms(value: float | None, raw: float) -> str:
     if value is not None:
         return f"{value:.1f}"
@@ -105,13 +112,16 @@ def figures(
             if xacts:
                 per_commit = round((cpu_at[i + 1]["stored"] - cpu_at[i]["stored"]) / xacts, 2)
         pub_p50, pub_p99 = percentile(pub, 0.5), percentile(pub, 0.99)
-        loop_over, loop_max, full_gcs, gc_max = None, None, None, None
+        loop_over, loop_gc, loop_max, full_gcs, gc_mean, gc_max = (None,) * 6
         if i + 1 < len(loops_at) and loops_at[i] and loops_at[i + 1]:
             a, b = loops_at[i], loops_at[i + 1]
             assert a is not None and b is not None
             loop_over = b["over_ms"]["10"] - a["over_ms"]["10"]
+            loop_gc = {c: n - a["causes"].get(c, 0) for c, n in b["causes"].items()}
             loop_max = b["last_minute_max_ms"]  # the step's, and up to a minute before it
             full_gcs = b["gc"]["2"]["count"] - a["gc"]["2"]["count"]
+            if full_gcs:
+                gc_mean = round((b["gc"]["2"]["total_ms"] - a["gc"]["2"]["total_ms"]) / full_gcs, 1)
             gc_max = b["gc"]["2"]["max_ms"]  # since the service started
         out_steps.append(
             {
@@ -139,8 +149,10 @@ def figures(
                 "service_p99_ms": ms(p99 - pub_p99) if lat and pub else None,
                 "held_ratio": round(held / offered, 3) if offered else None,
                 "loop_pauses_over_10ms": loop_over,
+                "loop_pauses_over_10ms_by_cause": loop_gc,
                 "loop_pause_max_ms": loop_max,
                 "full_collections": full_gcs,
+                "full_collection_mean_ms": gc_mean,
                 "full_collection_max_ms": gc_max,
                 "hand_p50_ms": ms(percentile(rec, 0.5)),
                 "hand_p99_ms": ms(percentile(rec, 0.99)),
@@ -192,6 +204,9 @@ def figures(
         "stored": stored_total,
         "drain": drain,
         "service_rss_mb": round(rss / 2**20),
+        "service_collector": next(
+            (at.get("collector") for at in reversed(loops_at) if at is not None), None
+        ),
         "probe": {
             "published": probe.published,
             "ws_messages": probe.ws_messages,
@@ -281,8 +296,8 @@ def report(result: dict[str, Any]) -> None:
     print("\nThe service's own share (the aim: <= 5 ms at p50, <= 10 ms at p99)")
     head = (
         f"{'target':>6} {'held/offered':>12} | {'ws - pub p50':>12} {'p99':>7} |"
-        f" {'loop pauses > 10 ms':>19} {'longest (last minute)':>21} |"
-        f" {'full GCs':>8} {'longest (all run)':>17}"
+        f" {'loop pauses > 10 ms':>19} {'gc/loop/core/blocked':>20} {'longest (last minute)':>21} |"
+        f" {'full GCs':>8} {'mean':>6} {'longest (all run)':>17}"
     )
     ruled(head)
     for s in result["steps"]:
@@ -290,8 +305,10 @@ def report(result: dict[str, Any]) -> None:
             f"{s['target']:>6.0f} {fmt(s['held_ratio'], '.3f'):>12} |"
             f" {fmt(s['service_p50_ms'], '.1f'):>12} {fmt(s['service_p99_ms'], '.1f'):>7} |"
             f" {fmt(s['loop_pauses_over_10ms'], 'd'):>19}"
+            f" {causes(s['loop_pauses_over_10ms_by_cause']):>20}"
             f" {fmt(s['loop_pause_max_ms'], '.1f'):>21} |"
-            f" {fmt(s['full_collections'], 'd'):>8} {fmt(s['full_collection_max_ms'], '.1f'):>17}"
+            f" {fmt(s['full_collections'], 'd'):>8} {fmt(s['full_collection_mean_ms'], '.1f'):>6}"
+            f" {fmt(s['full_collection_max_ms'], '.1f'):>17}"
         )
     head = (
         f"{'target':>6} | {'service':>7} {'(loop':>5} {'threads)':>8} {'load':>5} {'probe':>5}"
@@ -338,6 +355,9 @@ def report(result: dict[str, Any]) -> None:
             f" (the backlog of {drain['backlog_at_ramp_end']:,} at the ramp's end was stored at"
             f" {drain['events_per_s']:,.0f} events/s with the load stopped)"
         )
+    collector = result["service_collector"]
+    if collector:
+        line += f"; objects kept out of full collections {collector['objects']:,}"
     print(
         line + f"; service RSS {result['service_rss_mb']} MB; service log warnings"
         f" {result['service_warnings']}"

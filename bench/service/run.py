@@ -81,13 +81,17 @@ class Child:
 
 
 def loop_pauses(port: int) -> dict[str, Any] | None:
-    """The service's event-loop pauses as its health tells them (None: no answer)."""
+    """The service's event-loop pauses as its health tells them, with its collector's
+    frozen objects under "collector" (None: no answer)."""
     try:
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/health", timeout=5) as r:
-            pauses = json.loads(r.read()).get("loop_pauses")
+            health = json.loads(r.read())
     except (OSError, ValueError):
         return None
-    return pauses if isinstance(pauses, dict) else None
+    pauses = health.get("loop_pauses")
+    if not isinstance(pauses, dict):
+        return None
+    return {**pauses, "collector": health.get("collector")}
 
 
 def health_ok(port: int) -> bool:

@@ -13,6 +13,7 @@ from typing import Final, Literal
 
 from pydantic import BaseModel, Field
 
+from table_service.service.collector import Frozen
 from table_service.service.loop_watch import LoopPauses
 
 STALL_AFTER: Final = 10.0  # seconds entries may wait in the backlog with nothing stored
@@ -64,6 +65,11 @@ class Health(BaseModel):
     )
     loop_pauses: LoopPauses | None = Field(
         None, description="how long the event loop was held, which every client waits out"
+    )
+    collector: Frozen | None = Field(
+        None,
+        description="the objects kept out of full collections, and the last sweep of them "
+        "(None: this process collects as Python does by default)",
     )
     members: Members | None = Field(
         None, description="the service processes sharing the tables, and this one's share"

@@ -36,6 +36,7 @@ from table_service.mirror.records import Fault, HandRecord, Record
 from table_service.mirror.rulings import Rulings
 from table_service.mirror.session import SessionStart
 from table_service.service.bridges import BridgeNews, quoted, read_bridge_message
+from table_service.service.collector import ShortCollections
 from table_service.service.disclosure import Disclosure, in_play, withheld
 from table_service.service.drive import alert_commands, led_commands, seat_modes
 from table_service.service.health import Facts, Health, Members, judge
@@ -198,6 +199,7 @@ class Service:
         self.disclosure = Disclosure()
         self._epochs: dict[str, int] = {}  # per table, how often its stream was followed anew
         self.loop = LoopWatch()
+        self.collector: ShortCollections | None = None  # `mjtable serve` sets its own
         self.member = 0  # this process's member slot (several processes on PostgreSQL)
         self.members: tuple[int, ...] = (0,)  # the member slots held, this one's among them
         self._handing: dict[str, float] = {}  # tables to hand on: by when at the latest
@@ -301,7 +303,10 @@ class Service:
             handing_on=sorted(self._handing),
             relaying=self._relaying,
         )
-        return health.model_copy(update={"loop_pauses": self.loop.pauses(), "members": members})
+        collector = self.collector.frozen() if self.collector is not None else None
+        return health.model_copy(
+            update={"loop_pauses": self.loop.pauses(), "members": members, "collector": collector}
+        )
 
     # --- running ---------------------------------------------------------------------
 

@@ -5,26 +5,44 @@ A tick every `TICK` seconds measures how late it woke; the lateness is a pause. 
 by size since the start (so a reader takes the difference over any span), with the
 longest since the start and the longest in the last minute, for `/api/health`; beside
 them the garbage collector's own runs by generation, the usual cause of a long one.
+
+Each pause over 10 ms is also put down to what took most of it, so a long pause says
+where to look: the collector (its callbacks time it), the loop's own work (the thread's
+CPU time), waiting for a core while the machine is busy (the kernel's run-queue delay
+of the thread, Linux's /proc/thread-self/schedstat), or else blocked: waiting for another
+thread of the process to give up the GIL, or in a blocking call.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
+import os
 import time
 from collections import deque
-from typing import Final
+from typing import Final, Literal
 
 from pydantic import BaseModel, Field
 
 TICK: Final = 0.005  # seconds between ticks (a pause is seen within a tick of its length)
 OVER_MS: Final = (10, 25, 50, 100)  # the sizes pauses are counted by
+CAUSE_OVER_MS: Final = 10  # pauses longer than this are put down to a cause
 MINUTE: Final = 60.0
+SCHEDSTAT: Final = "/proc/thread-self/schedstat"  # ns on a core, ns waiting for one, slices
+
+Cause = Literal["collector", "loop", "core", "blocked"]
+CAUSES: Final[tuple[Cause, ...]] = ("collector", "loop", "core", "blocked")
 
 
 class Collections(BaseModel):
     count: int = Field(description="collections of this generation since the start")
     max_ms: float = Field(description="the longest of them")
+    total_ms: float = Field(
+        0.0,
+        description="their time together (its mean over any span: "
+        "the difference of total_ms over that of count)",
+    )
 
 
 class LoopPauses(BaseModel):
@@ -33,10 +51,28 @@ class LoopPauses(BaseModel):
     over_ms: dict[str, int] = Field(
         description="pauses longer than each size (ms) since the start, e.g. {'10': 3, ...}"
     )
+    causes: dict[str, int] = Field(
+        default_factory=dict,
+        description="the pauses over 10 ms by what took most of each: 'collector' (garbage "
+        "collection), 'loop' (the loop's own work), 'core' (waiting for a CPU core: the "
+        "machine busy), 'blocked' (waiting for another thread's GIL, or a blocking call)",
+    )
     gc: dict[str, Collections] = Field(
         default_factory=dict,
         description="the collector's runs since the start per generation: count, longest ms",
     )
+
+
+def cause_of(pause_ms: float, collecting_ms: float, working_ms: float, queued_ms: float) -> Cause:
+    """What took most of a pause: the collector's time counts apart from the loop's own CPU
+    time (which includes it), and what is neither on a core nor waiting for one is blocked."""
+    shares: dict[Cause, float] = {
+        "collector": collecting_ms,
+        "loop": max(0.0, working_ms - collecting_ms),
+        "core": queued_ms,
+        "blocked": max(0.0, pause_ms - working_ms - queued_ms),
+    }
+    return max(CAUSES, key=lambda cause: shares[cause])
 
 
 class LoopWatch:
@@ -45,16 +81,21 @@ class LoopWatch:
     def __init__(self) -> None:
         self.max_ms = 0.0
         self.over = dict.fromkeys(OVER_MS, 0)
+        self.causes = dict.fromkeys(CAUSES, 0)
         self._recent: deque[tuple[float, float]] = deque()  # (when, ms) of pauses ≥ 1 ms
-        self.collections = {generation: (0, 0.0) for generation in range(3)}  # count, max ms
+        # per generation: count, max ms, total ms
+        self.collections = {generation: (0, 0.0, 0.0) for generation in range(3)}
+        self.collected_ms = 0.0  # every collection's time together
         self._collecting = 0.0
 
-    def note(self, now: float, pause_ms: float) -> None:
-        """One tick's lateness."""
+    def note(self, now: float, pause_ms: float, cause: Cause | None = None) -> None:
+        """One tick's lateness, and (over 10 ms) what took most of it."""
         self.max_ms = max(self.max_ms, pause_ms)
         for size in OVER_MS:
             if pause_ms > size:
                 self.over[size] += 1
+        if pause_ms > CAUSE_OVER_MS and cause is not None:
+            self.causes[cause] += 1
         if pause_ms >= 1.0:
             self._recent.append((now, pause_ms))
         while self._recent and self._recent[0][0] < now - MINUTE:
@@ -65,9 +106,12 @@ class LoopWatch:
             max_ms=round(self.max_ms, 1),
             last_minute_max_ms=round(max((ms for _, ms in self._recent), default=0.0), 1),
             over_ms={str(size): n for size, n in self.over.items()},
+            causes=dict(self.causes),
             gc={
-                str(generation): Collections(count=count, max_ms=round(longest, 1))
-                for generation, (count, longest) in self.collections.items()
+                str(generation): Collections(
+                    count=count, max_ms=round(longest, 1), total_ms=round(total, 1)
+                )
+                for generation, (count, longest, total) in self.collections.items()
             },
         )
 
@@ -77,16 +121,50 @@ class LoopWatch:
             self._collecting = time.perf_counter()
             return
         took = (time.perf_counter() - self._collecting) * 1000
-        count, longest = self.collections[info["generation"]]
-        self.collections[info["generation"]] = (count + 1, max(longest, took))
+        count, longest, total = self.collections[info["generation"]]
+        self.collections[info["generation"]] = (count + 1, max(longest, took), total + took)
+        self.collected_ms += took
 
     async def run(self) -> None:
         gc.callbacks.append(self._collected)
+        queued = RunQueue()  # opened here: the loop's own thread
         try:
             while True:
-                before = time.perf_counter()
+                before, cpu, collected = time.perf_counter(), time.thread_time(), self.collected_ms
+                waited = queued()
                 await asyncio.sleep(TICK)
                 now = time.perf_counter()
-                self.note(now, max(0.0, (now - before - TICK) * 1000))
+                pause = max(0.0, (now - before - TICK) * 1000)
+                cause = None
+                if pause > CAUSE_OVER_MS:
+                    working = (time.thread_time() - cpu) * 1000
+                    cause = cause_of(
+                        pause, self.collected_ms - collected, working, queued() - waited
+                    )
+                self.note(now, pause, cause)
         finally:
             gc.callbacks.remove(self._collected)
+            queued.close()
+
+
+class RunQueue:
+    """The time the thread that made it has waited for a core so far, in ms, when
+    called (0 where the kernel does not tell it); its file is read at an offset, ~0.5 µs."""
+
+    def __init__(self) -> None:
+        try:
+            self._fd: int | None = os.open(SCHEDSTAT, os.O_RDONLY)
+        except OSError:
+            self._fd = None
+
+    def __call__(self) -> float:
+        if self._fd is None:
+            return 0.0
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            return int(os.pread(self._fd, 64, 0).split()[1]) / 1e6
+        return 0.0
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None

@@ -65,6 +65,13 @@ class ServeSettings(BrokerSettings):
         description="seconds a clean stop waits for the hands' ends while handing its tables "
         "to the other service processes (none running: it stops at once)",
     )
+    gc_sweep_every: float = Field(
+        6 * 3600.0,
+        gt=0,
+        description="seconds between sweeps of the objects kept out of full collections "
+        "(the survivors of one live on, so the collector skips them; a sweep collects "
+        "everything once, finding any garbage cycle among them, in one longer pause)",
+    )
     backlog_max: int = Field(
         20_000,
         ge=100,

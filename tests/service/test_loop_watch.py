@@ -1,0 +1,77 @@
+"""The loop watch's counting (loop_watch.py): pauses by size, and which of them the garbage
+collector took, so a long pause is told apart from the loop's own work."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import time
+
+from table_service.service.loop_watch import LoopWatch, RunQueue, cause_of
+
+
+def test_each_pause_over_10_ms_is_put_down_to_what_took_most_of_it() -> None:
+    # (pause, collecting, the loop's CPU time with its collections, waiting for a core)
+    assert cause_of(30, 20, 25, 0) == "collector"
+    assert cause_of(30, 5, 28, 0) == "loop"  # its own work, the collection apart
+    assert cause_of(30, 0, 2, 25) == "core"  # runnable, the machine busy
+    assert cause_of(30, 0, 2, 3) == "blocked"  # neither: another thread's GIL
+    watch = LoopWatch()
+    watch.note(1.0, 30.0, "collector")
+    watch.note(2.0, 12.0, "blocked")
+    watch.note(3.0, 8.0, "loop")  # under 10 ms: no cause counted
+    pauses = watch.pauses()
+    assert pauses.over_ms == {"10": 2, "25": 1, "50": 0, "100": 0}
+    assert pauses.causes == {"collector": 1, "loop": 0, "core": 0, "blocked": 1}
+    assert pauses.max_ms == 30.0
+
+
+async def test_a_blocked_loop_and_a_busy_loop_are_told_apart() -> None:
+    """A tick held by a sleep that blocks (no CPU) is 'blocked'; one held by a loop that
+    computes is 'loop'."""
+    watch = LoopWatch()
+    task = asyncio.create_task(watch.run())
+    try:
+        await asyncio.sleep(0.02)
+        time.sleep(0.05)
+        await asyncio.sleep(0.02)
+        blocked = watch.pauses().causes
+        end = time.thread_time() + 0.05
+        while time.thread_time() < end:
+            pass
+        await asyncio.sleep(0.02)
+        busy = watch.pauses().causes
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+    assert blocked["blocked"] == 1 and sum(blocked.values()) == 1
+    assert busy["loop"] == 1 and sum(busy.values()) == 2
+
+
+def test_the_run_queue_wait_of_this_thread_is_read() -> None:
+    queued = RunQueue()
+    try:
+        first = queued()
+        assert first >= 0.0 and queued() >= first
+    finally:
+        queued.close()
+    assert queued() == 0.0  # closed: nothing told
+
+
+async def test_the_collections_time_is_summed_per_generation() -> None:
+    watch = LoopWatch()
+    task = asyncio.create_task(watch.run())
+    try:
+        await asyncio.sleep(0.02)
+        gc.collect()
+        gc.collect()
+        gc.collect(0)
+        await asyncio.sleep(0.02)
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+    full, young = watch.pauses().gc["2"], watch.pauses().gc["0"]
+    assert full.count >= 2 and young.count >= 1
+    assert full.total_ms >= full.max_ms > 0
+    assert watch.collected_ms >= full.total_ms - 0.05  # (total_ms is rounded)
+    assert gc.callbacks.count(watch._collected) == 0  # removed when the watch stops
