@@ -31,6 +31,7 @@ import aiomqtt
 
 from firmware_bridge.messages import Event, EventKey, ReplayRequest, Topics
 from firmware_bridge.stopping import cancel_and_wait
+from table_service.live.intake_socket import BufferedClient
 from table_service.live.order import (
     GAP_TIMEOUT,
     MAX_CANDIDATE,
@@ -181,7 +182,7 @@ class Consumer:
         ever_connected = False
         while True:
             try:
-                async with aiomqtt.Client(
+                async with BufferedClient(  # aiomqtt's, read and written in bursts
                     self.hostname,
                     self.port,
                     identifier=self.client_id,
