@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import gc
 import time
-from collections.abc import Callable
 
 from pydantic import BaseModel, Field
 
@@ -40,9 +39,8 @@ class Frozen(BaseModel):
 class ShortCollections:
     """While installed, each full collection's survivors are frozen; `run` sweeps."""
 
-    def __init__(self, sweep_every: float, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, sweep_every: float) -> None:
         self.sweep_every = sweep_every
-        self._clock = clock
         self._installed = False
         self.sweeps = 0
         self.last_reclaimed: int | None = None
@@ -87,11 +85,9 @@ class ShortCollections:
         """Sweep every `sweep_every` seconds (installed on entry, removed on exit)."""
         self.install()
         try:
-            next_sweep = self._clock() + self.sweep_every
             while True:
-                await asyncio.sleep(max(0.0, next_sweep - self._clock()))
+                await asyncio.sleep(self.sweep_every)
                 self.sweep()
-                next_sweep = self._clock() + self.sweep_every
         finally:
             self.remove()
 
