@@ -42,6 +42,7 @@ from table_service.service.drive import alert_commands, led_commands, seat_modes
 from table_service.service.health import Facts, Health, Members, judge
 from table_service.service.hub import Hub
 from table_service.service.loop_watch import LoopWatch
+from table_service.service.outgoing import Outgoing, PublishWindow
 from table_service.service.ownership import (
     Ownership,
     assigned,
@@ -61,6 +62,7 @@ CLAIM_EVERY = 2.0  # seconds between looks at the members, and claims of tables 
 TABLES_EVERY = 15  # claim rounds between reads of the tables in the records (several members)
 RETRY_MAX = 5.0  # seconds between attempts to reach a database that is down
 OUTBOX = 20_000  # MQTT messages held while the broker is away (then the oldest go)
+PUBLISH_WINDOW = 64  # MQTT messages awaiting the broker's acknowledgement at once
 SHOW_EARLY_UP_TO = 64  # WebSocket clients up to which a picture goes out before its commit
 # Work done in one turn of the event loop before others get theirs: every WebSocket and
 # every arriving event waits a turn out (a batch of 512 folded at once held it ~25 ms).
@@ -177,7 +179,8 @@ class Service:
         self.ready = asyncio.Event()
         self.applied = 0  # entries stored (a counter for tests and the bench)
         self._queue: asyncio.Queue[_Work] = asyncio.Queue()
-        self._outbox: asyncio.Queue[tuple[str, str, int, bool]] = asyncio.Queue(OUTBOX)
+        self._outbox: asyncio.Queue[Outgoing] = asyncio.Queue(OUTBOX)
+        self._window = PublishWindow(PUBLISH_WINDOW)
         self._consumer: Consumer | None = None
         self.ownership: Ownership = Ownership()
         self._elsewhere: set[str] = set()  # tables another process owns (we stand by)
@@ -1012,7 +1015,7 @@ class Service:
     def _publish(self, topic: str, payload: str, qos: int, retain: bool) -> None:
         if self._outbox.full():
             self._outbox.get_nowait()  # the broker has been away long: the oldest go first
-        self._outbox.put_nowait((topic, payload, qos, retain))
+        self._outbox.put_nowait(Outgoing(topic, payload, qos, retain))
 
     def _availability(self) -> str:
         """`online`, or `degraded` when the health has a reason (the retained topic)."""
@@ -1044,6 +1047,7 @@ class Service:
                     host,
                     port,
                     identifier=self._client_id("out"),
+                    max_inflight_messages=PUBLISH_WINDOW,
                     username=user,
                     password=secret,
                     will=will,
@@ -1059,9 +1063,7 @@ class Service:
                     reader = asyncio.create_task(self._read_bridges(client))
                     relaying = asyncio.create_task(self._relay_while_watched(client))
                     try:
-                        while True:
-                            topic, payload, qos, retain = await self._outbox.get()
-                            await client.publish(topic, payload, qos=qos, retain=retain)
+                        await self._window.run(client, self._outbox)
                     finally:
                         if stopping():  # a clean stop; a lost connection leaves the Will
                             offline = client.publish(
