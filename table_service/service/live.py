@@ -1054,6 +1054,7 @@ class Service:
                     **self.settings.tls_options(),
                 ) as client:
                     self._client = client
+                    client.pending_calls_threshold = PUBLISH_WINDOW  # (it warns beyond)
                     self._health_said = said = self._availability()
                     await client.publish(availability, said, qos=1, retain=True)
                     await client.subscribe(every.availability, qos=1)
