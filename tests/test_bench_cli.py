@@ -75,3 +75,32 @@ def test_the_service_bench_knows_what_the_state_adds_to_the_mirror() -> None:
     runner = TableRunner("t1", TableMirror("t1"))
     added = set(runner.state()) - set(runner.mirror.snapshot())
     assert added == set(config.STATE_NOISE)
+
+
+def test_the_service_bench_probe_matches_each_state_the_service_sends_to_its_event() -> None:
+    """The probe times an event on the WebSocket by finding the service's state message
+    among the pictures its own mirror made: each must match, in one spelling, or the
+    latencies would be of the wrong events."""
+    import time
+
+    from mjtable.commands.bench import load_bench
+    from table_service.mirror import TableMirror
+    from table_service.mirror.session import SessionStart
+    from table_service.service.live import TableRunner
+    from table_sim.recording import record_game
+
+    probe_module = load_bench("service.probe")
+    probe = probe_module.Probe()
+    runner = TableRunner("t1", TableMirror("t1"))
+    runner.mirror.start_session(SessionStart.model_validate({"table": "t1"}))
+    events = [e for hand in record_game(3, 2, table="t1") for e in hand.events]
+    for event in events:
+        probe.on_event(event.model_dump_json().encode(), time.time())
+        runner.mirror.apply(event)
+        state = json.dumps(runner.state(), separators=(",", ":"), ensure_ascii=False)
+        probe.on_ws(f'{{"type":"state","table":"t1","state":{state}}}', time.time())
+    probe.expire(float("inf"))
+    assert probe.unmatched == 0
+    assert probe.unseen() == []
+    assert len(probe.ws) + probe.invisible == len(events) > 100
+    assert len(probe.ws) > 50
