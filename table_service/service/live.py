@@ -50,6 +50,7 @@ from table_service.service.ownership import (
     played_recently,
     share_out,
 )
+from table_service.service.queues import next_or_done
 from table_service.service.relay import Relay
 from table_service.service.settings import ServeSettings
 from table_service.store import Applied, DuplicateEvent, InvalidEntry, Store
@@ -161,6 +162,18 @@ class _Work:
     code: str | None = None  # a seat code a player scanned (kind "seating"), checked in turn
 
 
+_Part = tuple[TableRunner, list[Applied], bytes | None]  # a table's entries in a batch
+
+
+@dataclass
+class _Storing:
+    """A batch's transaction under way while the writer folds the next."""
+
+    task: asyncio.Future[Any]
+    parts: list[_Part]
+    shown: set[str]  # tables whose picture went out before the commit
+
+
 class Service:
     """`mjtable serve` without its HTTP face: construct, `await run()`, cancel to stop.
 
@@ -196,6 +209,8 @@ class Service:
         self._ownership_lost = False
         self._paused = False
         self._in_hand = 0  # entries the writer took from the queue and has not stored yet
+        self._storing: _Storing | None = None  # a batch's transaction under way
+        self._in_flight = 0  # its entries, until it is settled
         self._progress = time.monotonic()  # when the writer last stored or found no work
         self._last_stored: dict[str, float] = {}
         self._health_said: str | None = None
@@ -441,7 +456,7 @@ class Service:
 
     def _backlog(self) -> int:
         """Entries received and not stored yet: queued, and in the writer's hands."""
-        return self._queue.qsize() + self._in_hand
+        return self._queue.qsize() + self._in_hand + self._in_flight
 
     def _pause(self, paused: bool) -> None:
         """Stop taking events from the broker past the backlog's limit (they stay in the
@@ -492,11 +507,20 @@ class Service:
     async def _writer(self) -> None:
         """Apply and store in batches (whatever is queued), one table's entries in order."""
         while True:
+            if self._storing is not None and self._storing.task.done():
+                await self._settle()
             if self._queue.empty():
-                self._progress = time.monotonic()
+                if self._storing is None:
+                    self._progress = time.monotonic()
                 if self._paused:
                     self._pause(False)
-            batch = [await self._queue.get()]
+            if self._storing is None:
+                first = await self._queue.get()
+            elif (found := await next_or_done(self._queue, self._storing.task)) is not None:
+                first = found
+            else:
+                continue  # the transaction under way ended first: settle it
+            batch = [first]
             while not self._queue.empty() and len(batch) < 512:
                 batch.append(self._queue.get_nowait())
             self._in_hand = len(batch)
@@ -508,7 +532,7 @@ class Service:
                     log.exception("table %s: applying %s failed", work.table, work.kind)
                     pending.pop(work.table, None)
                     await self._rebuild(work.table)
-            await self._flush(pending)
+            await self._flush(pending, wait=False)  # stored while the next batch is folded
             self._in_hand = 0
             if self._paused and self._backlog() <= self.settings.backlog_max // 2:
                 self._pause(False)
@@ -587,6 +611,7 @@ class Service:
     async def _rebuild(self, table: str) -> None:
         """A table whose picture may be wrong (a failed apply or store): rebuilt from its
         records, and its stream followed again from the last stored event."""
+        await self._settle()  # the records it is rebuilt from hold the batch under way
         self.tables.pop(table, None)
         self.disclosure.forget(table)
         self._elsewhere.discard(table)
@@ -762,11 +787,14 @@ class Service:
             await self._service_entry(_Work(table, "session", body={"table": table}))
         return runner
 
-    async def _flush(self, pending: dict[str, list[tuple[Applied, _Work]]]) -> None:
+    async def _flush(
+        self, pending: dict[str, list[tuple[Applied, _Work]]], wait: bool = True
+    ) -> None:
         """Store the batch's entries of every table in one transaction, then announce
-        them. When that transaction is refused (a table's picture behind its records, a
-        bug), each table is stored alone, so only the one at fault is rebuilt."""
-        parts: list[tuple[TableRunner, list[Applied], bytes | None]] = []
+        them. `wait` False (the writer's end of a batch) leaves the transaction under way
+        while the writer folds the next batch and shows its pictures; it is settled before
+        the next one starts, so batches are stored and announced in order."""
+        parts: list[_Part] = []
         for table, items in pending.items():
             runner = self.tables.get(table)
             if runner is None:  # given up meanwhile (its locks lost): the bridge replays
@@ -778,35 +806,54 @@ class Service:
                 runner.since_snapshot = 0
             parts.append((runner, [applied for applied, _ in items], snapshot))
         pending.clear()
-        if not parts:
-            return
         # The picture goes out before the commit when the batch concluded nothing (most do)
         # and few watch: it is the tiles as they lie, which the bridges' outboxes hold until
-        # stored, and it saves each watcher the commit's milliseconds. What is concluded (a
-        # hand, a violation) waits for the commit, its picture after it; and so does every
-        # picture while a crowd watches: 500 senders busy during the commit took the GIL
-        # from it, and the storing of every table fell ten times behind.
+        # stored, and it saves each watcher the commit's milliseconds (and the commit before
+        # it, still under way). What is concluded (a hand, a violation) waits for the
+        # commit, its picture after it; and so does every picture while a crowd watches:
+        # 500 senders busy during the commit took the GIL from it, and the storing of every
+        # table fell ten times behind.
         shown: set[str] = set()
         if self.hub.listeners <= SHOW_EARLY_UP_TO:
             shown = {r.table for r, applied, _ in parts if not any(a.records for a in applied)}
         async for runner in taking_turns([r for r, _, _ in parts if r.table in shown]):
             self._show(runner)
+        await self._settle()
+        # a table rebuilt meanwhile (its batch before refused) has this batch from its bridge
+        parts = [part for part in parts if self.tables.get(part[0].table) is part[0]]
+        if not parts:
+            return
+        stored = self._db(self.store.append_tables, [(r.table, a, snap) for r, a, snap in parts])
+        self._storing = _Storing(asyncio.ensure_future(stored), parts, shown)
+        self._in_flight = sum(len(applied) for _, applied, _ in parts)
+        if wait:
+            await self._settle()
+
+    async def _settle(self) -> None:
+        """The transaction under way, if any, to its end, then its news out. When it was
+        refused (a table's picture behind its records, a bug), each table is stored alone,
+        so only the one at fault is rebuilt."""
+        storing, self._storing = self._storing, None
+        if storing is None:
+            return
         try:
-            await self._db(
-                self.store.append_tables, [(r.table, applied, snap) for r, applied, snap in parts]
-            )
+            await storing.task
         except Exception as exc:
-            log.warning("a batch of %d tables refused (%s): storing each alone", len(parts), exc)
-            stored = [part for part in parts if await self._append_alone(*part)]
+            log.warning(
+                "a batch of %d tables refused (%s): storing each alone", len(storing.parts), exc
+            )
+            stored = [part for part in storing.parts if await self._append_alone(*part)]
         else:
-            self.applied += sum(len(applied) for _, applied, _ in parts)
+            self.applied += self._in_flight
             self._progress = time.monotonic()
-            stored = parts
+            stored = storing.parts
+        finally:
+            self._in_flight = 0
         async for runner, applied, _ in taking_turns(stored):
             self._last_stored[runner.table] = time.monotonic()
             try:
                 records = [r for a in applied for r in a.records]
-                self._announce(runner, records, shown=runner.table in shown)
+                self._announce(runner, records, shown=runner.table in storing.shown)
             except Exception:  # stored: only the news of it is lost, never the records
                 log.exception("table %s: announcing failed", runner.table)
 

@@ -18,6 +18,7 @@ from collections import deque
 from typing import NamedTuple, Protocol
 
 from firmware_bridge.stopping import cancel_and_wait
+from table_service.service.queues import next_or_done
 
 
 class Outgoing(NamedTuple):
@@ -59,7 +60,7 @@ class PublishWindow:
                 if self.unsent:
                     message = self.unsent.popleft()
                 elif inflight:  # nothing to send yet: wake for a message or the oldest's answer
-                    found = await next_or_settled(outbox, inflight[0][1])
+                    found = await next_or_done(outbox, inflight[0][1])
                     if found is None:
                         continue
                     message = found
@@ -77,22 +78,6 @@ class PublishWindow:
             kept = [m for (m, _), ok in zip(inflight, acknowledged, strict=True) if not ok]
             self.published += len(inflight) - len(kept)
             self.unsent.extendleft(reversed(kept))
-
-
-async def next_or_settled(
-    outbox: asyncio.Queue[Outgoing], oldest: asyncio.Task[None]
-) -> Outgoing | None:
-    """The outbox's next message, or None when the oldest publish settles first (so a
-    connection lost while nothing more is to be sent is noticed at once)."""
-    if not outbox.empty():
-        return outbox.get_nowait()
-    getter = asyncio.ensure_future(outbox.get())
-    try:
-        await asyncio.wait((getter, oldest), return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        if not getter.done():
-            getter.cancel()  # a cancelled get leaves its message in the queue
-    return getter.result() if getter.done() else None
 
 
 def _acknowledged(sending: asyncio.Task[None]) -> bool:

@@ -12,7 +12,8 @@ import aiomqtt
 import pytest
 
 from firmware_bridge.stopping import cancel_and_wait
-from table_service.service.outgoing import Outgoing, PublishWindow, next_or_settled
+from table_service.service.outgoing import Outgoing, PublishWindow
+from table_service.service.queues import next_or_done
 from table_sim.broker import OwnedBroker
 
 
@@ -130,7 +131,7 @@ async def test_what_a_lost_connection_left_unacknowledged_goes_first_on_the_next
 async def test_waiting_for_a_message_gives_way_to_the_oldest_settling() -> None:
     outbox: asyncio.Queue[Outgoing] = asyncio.Queue()
     oldest: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-    waiting = asyncio.create_task(next_or_settled(outbox, oldest))  # type: ignore[arg-type]
+    waiting = asyncio.create_task(next_or_done(outbox, oldest))  # type: ignore[arg-type]
     await asyncio.sleep(0.01)
     assert not waiting.done()
     oldest.set_result(None)
@@ -138,7 +139,7 @@ async def test_waiting_for_a_message_gives_way_to_the_oldest_settling() -> None:
     # a message and the oldest's answer in the same turn: the message is never lost
     message = Outgoing("t", "p", 1, False)
     oldest = asyncio.get_running_loop().create_future()
-    waiting = asyncio.create_task(next_or_settled(outbox, oldest))  # type: ignore[arg-type]
+    waiting = asyncio.create_task(next_or_done(outbox, oldest))  # type: ignore[arg-type]
     await asyncio.sleep(0.01)
     outbox.put_nowait(message)
     oldest.set_result(None)
@@ -148,4 +149,4 @@ async def test_waiting_for_a_message_gives_way_to_the_oldest_settling() -> None:
     assert outbox.empty()
     settled: asyncio.Future[None] = asyncio.get_running_loop().create_future()
     outbox.put_nowait(message)
-    assert await next_or_settled(outbox, settled) == message  # type: ignore[arg-type]
+    assert await next_or_done(outbox, settled) == message  # type: ignore[arg-type]

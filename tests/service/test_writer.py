@@ -128,3 +128,38 @@ async def test_a_picture_goes_out_before_its_commit_only_while_few_watch(
     else:
         assert early == [] and any('"type":"state"' in text for text in late)
     assert stored_seqs(store, "t1") == [e.seq for e in events[:2]]
+
+
+async def test_the_next_batch_is_shown_while_the_one_before_is_stored(
+    writer: tuple[Service, Store], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An event that arrives while the batch before it is being committed is folded and
+    shown at once, not after that commit; the batches are still stored and announced in
+    order, and a hand's record waits for its own commit."""
+    service, store = writer
+    events = first_events("t1", 4)
+    service._queue.put_nowait(_Work("t1", "event", event=events[0]))  # its default session
+    await drained(service)
+    gate = threading.Event()
+    real = store.append_tables
+    committed: list[list[int]] = []
+
+    def held(parts: Any) -> Any:
+        gate.wait(10)
+        committed.append([a.event.seq for _, applied, _ in parts for a in applied])
+        return real(parts)
+
+    monkeypatch.setattr(store, "append_tables", held)
+    async with service.hub.subscribe("t1") as feed:
+        service._queue.put_nowait(_Work("t1", "event", event=events[1]))
+        await asyncio.sleep(0.3)  # folded, shown, its transaction held open
+        assert feed.take()
+        service._queue.put_nowait(_Work("t1", "event", event=events[2]))
+        await asyncio.sleep(0.3)
+        shown_meanwhile = feed.take()
+        assert service._backlog() == 2  # both wait to be stored: the health counts them
+        gate.set()
+        await drained(service)
+    assert shown_meanwhile and all('"type":"state"' in text for text in shown_meanwhile)
+    assert committed == [[events[1].seq], [events[2].seq]]  # in order, one after the other
+    assert stored_seqs(store, "t1") == [e.seq for e in events[:3]]
