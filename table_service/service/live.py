@@ -2,9 +2,10 @@
 the records, out to MQTT, the tables' LEDs and the WebSockets.
 
 One writer task owns the mirrors and the order of each table's log. An event is stored
-together with what the mirror concluded from it, in one transaction, before anything
-leaves the process (MQTT, LEDs, WebSockets): so a SIGKILL at any moment loses nothing
-and doubles nothing. A restart rebuilds each table by folding its log from its last
+together with what the mirror concluded from it, in one transaction, before its news
+leaves the process (records on MQTT, LEDs, WebSockets): so a SIGKILL at any moment loses
+nothing and doubles nothing. Only the live picture of a batch that concluded nothing may
+go to a few watchers before its commit (see `Service._flush`). A restart rebuilds each table by folding its log from its last
 snapshot (state is a fold over the stored entries), then asks the bridges to replay
 whatever came after.
 """
