@@ -13,7 +13,6 @@ import pytest
 
 from firmware_bridge.stopping import cancel_and_wait
 from table_service.service.outgoing import Outgoing, PublishWindow
-from table_service.service.queues import next_or_done
 from table_sim.broker import OwnedBroker
 
 
@@ -126,27 +125,3 @@ async def test_what_a_lost_connection_left_unacknowledged_goes_first_on_the_next
             await cancel_and_wait([running])
     assert got == [f"m{i:04d}" for i in range(15)]  # the kept ones first, then the outbox
     assert not window.unsent
-
-
-async def test_waiting_for_a_message_gives_way_to_the_oldest_settling() -> None:
-    outbox: asyncio.Queue[Outgoing] = asyncio.Queue()
-    oldest: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-    waiting = asyncio.create_task(next_or_done(outbox, oldest))  # type: ignore[arg-type]
-    await asyncio.sleep(0.01)
-    assert not waiting.done()
-    oldest.set_result(None)
-    assert await waiting is None
-    # a message and the oldest's answer in the same turn: the message is never lost
-    message = Outgoing("t", "p", 1, False)
-    oldest = asyncio.get_running_loop().create_future()
-    waiting = asyncio.create_task(next_or_done(outbox, oldest))  # type: ignore[arg-type]
-    await asyncio.sleep(0.01)
-    outbox.put_nowait(message)
-    oldest.set_result(None)
-    found = await waiting
-    await asyncio.sleep(0.01)  # the cancelled get has wound up
-    assert found == message or (found is None and outbox.get_nowait() == message)
-    assert outbox.empty()
-    settled: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-    outbox.put_nowait(message)
-    assert await next_or_done(outbox, settled) == message  # type: ignore[arg-type]

@@ -1,0 +1,38 @@
+"""Waiting on a queue and on work under way at once (queues.py): the work's end is seen
+though nothing is queued, and an item that arrives as it ends is never lost."""
+
+from __future__ import annotations
+
+import asyncio
+
+from table_service.service.queues import next_or_done
+
+
+async def test_the_work_ending_is_seen_though_nothing_is_queued() -> None:
+    queue: asyncio.Queue[str] = asyncio.Queue()
+    work: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+    waiting = asyncio.create_task(next_or_done(queue, work))
+    await asyncio.sleep(0.01)
+    assert not waiting.done()
+    work.set_result(None)
+    assert await waiting is None
+
+
+async def test_an_item_queued_as_the_work_ends_is_never_lost() -> None:
+    queue: asyncio.Queue[str] = asyncio.Queue()
+    work: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+    waiting = asyncio.create_task(next_or_done(queue, work))
+    await asyncio.sleep(0.01)
+    queue.put_nowait("an item")  # in the same turn as the work's end
+    work.set_result(None)
+    found = await waiting
+    await asyncio.sleep(0.01)  # a cancelled get has wound up
+    assert found == "an item" or (found is None and queue.get_nowait() == "an item")
+    assert queue.empty()
+
+
+async def test_a_queued_item_is_taken_at_once() -> None:
+    queue: asyncio.Queue[str] = asyncio.Queue()
+    queue.put_nowait("waiting")
+    work: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+    assert await next_or_done(queue, work) == "waiting"
