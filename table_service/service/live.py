@@ -4,10 +4,10 @@ the records, out to MQTT, the tables' LEDs and the WebSockets.
 One writer task owns the mirrors and the order of each table's log. An event is stored
 together with what the mirror concluded from it, in one transaction, before its news
 leaves the process (records on MQTT, LEDs, WebSockets): so a SIGKILL at any moment loses
-nothing and doubles nothing. Only the live picture of a batch that concluded nothing may
-go to a few watchers before its commit (see `Service._flush`). A restart rebuilds each table by folding its log from its last
-snapshot (state is a fold over the stored entries), then asks the bridges to replay
-whatever came after.
+nothing and doubles nothing. Only the live picture of what concluded nothing may go to a
+few watchers before its commit (`Service._show_early`). A restart rebuilds each table by
+folding its log from its last snapshot (state is a fold over the stored entries), then
+asks the bridges to replay whatever came after.
 """
 
 from __future__ import annotations
@@ -212,6 +212,7 @@ class Service:
         self._in_hand = 0  # entries the writer took from the queue and has not stored yet
         self._storing: _Storing | None = None  # a batch's transaction under way
         self._in_flight = 0  # its entries, until it is settled
+        self._early: set[str] = set()  # tables whose newest picture went out before its commit
         self._progress = time.monotonic()  # when the writer last stored or found no work
         self._last_stored: dict[str, float] = {}
         self._health_said: str | None = None
@@ -506,10 +507,16 @@ class Service:
             self._queue.put_nowait(_Work(table, "fault", body=body))
 
     async def _writer(self) -> None:
-        """Apply and store in batches (whatever is queued), one table's entries in order."""
+        """Apply what is queued and show it at once; store it one transaction at a time,
+        each holding what was applied while the one before was under way (one table's
+        entries in order)."""
+        pending: dict[str, list[tuple[Applied, _Work]]] = {}
         while True:
             if self._storing is not None and self._storing.task.done():
                 await self._settle()
+            if self._storing is None and pending:
+                await self._flush(pending, wait=False)
+            self._in_hand = sum(len(items) for items in pending.values())
             if self._queue.empty():
                 if self._storing is None:
                     self._progress = time.monotonic()
@@ -524,8 +531,7 @@ class Service:
             batch = [first]
             while not self._queue.empty() and len(batch) < 512:
                 batch.append(self._queue.get_nowait())
-            self._in_hand = len(batch)
-            pending: dict[str, list[tuple[Applied, _Work]]] = {}
+            self._in_hand += len(batch)
             async for work in taking_turns(batch, FOLDS_PER_TURN):
                 try:
                     await self._take(work, pending)
@@ -533,10 +539,32 @@ class Service:
                     log.exception("table %s: applying %s failed", work.table, work.kind)
                     pending.pop(work.table, None)
                     await self._rebuild(work.table)
-            await self._flush(pending, wait=False)  # stored while the next batch is folded
-            self._in_hand = 0
+            await self._show_early(pending, {work.table for work in batch})
             if self._paused and self._backlog() <= self.settings.backlog_max // 2:
                 self._pause(False)
+
+    async def _show_early(
+        self, pending: dict[str, list[tuple[Applied, _Work]]], tables: set[str]
+    ) -> None:
+        """The picture of each of `tables` before its commit, when what it has waiting
+        concluded nothing (most do) and few watch: it is the tiles as they lie, which the
+        bridges' outboxes hold until stored, and it saves each watcher the commit's
+        milliseconds (and those of the commit under way). What is concluded (a hand, a
+        violation) waits for the commit, its picture after it; and so does every picture
+        while a crowd watches: 500 senders busy during the commit took the GIL from it, and
+        the storing of every table fell ten times behind."""
+        if self.hub.listeners > SHOW_EARLY_UP_TO:
+            return
+        shown = [
+            runner
+            for table in sorted(tables)
+            if (items := pending.get(table))
+            and not any(applied.records for applied, _ in items)
+            and (runner := self.tables.get(table)) is not None
+        ]
+        async for runner in taking_turns(shown):
+            self._show(runner)
+            self._early.add(runner.table)
 
     async def _take(self, work: _Work, pending: dict[str, list[tuple[Applied, _Work]]]) -> None:
         """One queued item: an event applied to its mirror (stored with the batch), or a
@@ -562,6 +590,7 @@ class Service:
         records = fold(runner.mirror, "event", work.event, None, runner.rulings)
         applied = Applied("event", work.event, None, records, runner.session_id)
         pending.setdefault(work.table, []).append((applied, work))
+        self._early.discard(work.table)  # its picture out (if at all) is no longer its newest
         runner.follow_session()  # the shuffle closing a hand is still the hand's session's
         if work.table in self._handing and between_hands(runner.mirror):
             await self._hand_over(work.table, pending)  # its hand is over: it goes now
@@ -791,34 +820,28 @@ class Service:
     async def _flush(
         self, pending: dict[str, list[tuple[Applied, _Work]]], wait: bool = True
     ) -> None:
-        """Store the batch's entries of every table in one transaction, then announce
-        them. `wait` False (the writer's end of a batch) leaves the transaction under way
-        while the writer folds the next batch and shows its pictures; it is settled before
-        the next one starts, so batches are stored and announced in order."""
+        """Store the entries waiting of every table in one transaction, then announce
+        them (a picture shown early is not sent again). `wait` False (the writer's own)
+        leaves the transaction under way while the writer applies and shows what comes
+        next; it is settled before the next one starts, so the entries are stored and
+        announced in order."""
         parts: list[_Part] = []
         for table, items in pending.items():
             runner = self.tables.get(table)
-            if runner is None:  # given up meanwhile (its locks lost): the bridge replays
+            epoch = self._epochs.get(table, 0)
+            # given up meanwhile (its locks lost), or rebuilt: the bridge sends these again
+            kept = [applied for applied, work in items if work.epoch == epoch]
+            if runner is None or not kept:
                 continue
-            runner.since_snapshot += len(items)
+            runner.since_snapshot += len(kept)
             snapshot = None
             if runner.since_snapshot >= self.settings.snapshot_every:
                 snapshot = dump_snapshot(runner.mirror)
                 runner.since_snapshot = 0
-            parts.append((runner, [applied for applied, _ in items], snapshot))
+            parts.append((runner, kept, snapshot))
         pending.clear()
-        # The picture goes out before the commit when the batch concluded nothing (most do)
-        # and few watch: it is the tiles as they lie, which the bridges' outboxes hold until
-        # stored, and it saves each watcher the commit's milliseconds (and the commit before
-        # it, still under way). What is concluded (a hand, a violation) waits for the
-        # commit, its picture after it; and so does every picture while a crowd watches:
-        # 500 senders busy during the commit took the GIL from it, and the storing of every
-        # table fell ten times behind.
-        shown: set[str] = set()
-        if self.hub.listeners <= SHOW_EARLY_UP_TO:
-            shown = {r.table for r, applied, _ in parts if not any(a.records for a in applied)}
-        async for runner in taking_turns([r for r, _, _ in parts if r.table in shown]):
-            self._show(runner)
+        shown = {r.table for r, _, _ in parts if r.table in self._early}
+        self._early -= {r.table for r, _, _ in parts}
         await self._settle()
         # a table rebuilt meanwhile (its batch before refused) has this batch from its bridge
         parts = [part for part in parts if self.tables.get(part[0].table) is part[0]]

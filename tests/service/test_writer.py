@@ -130,14 +130,14 @@ async def test_a_picture_goes_out_before_its_commit_only_while_few_watch(
     assert stored_seqs(store, "t1") == [e.seq for e in events[:2]]
 
 
-async def test_the_next_batch_is_shown_while_the_one_before_is_stored(
+async def test_what_arrives_during_a_commit_is_shown_at_once_and_stored_in_the_next(
     writer: tuple[Service, Store], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """An event that arrives while the batch before it is being committed is folded and
-    shown at once, not after that commit; the batches are still stored and announced in
-    order, and a hand's record waits for its own commit."""
+    """Events that arrive while the transaction before them is under way are applied and
+    shown at once, not after that commit, and are stored together in the next one: one
+    transaction at a time, in order."""
     service, store = writer
-    events = first_events("t1", 4)
+    events = first_events("t1", 5)
     service._queue.put_nowait(_Work("t1", "event", event=events[0]))  # its default session
     await drained(service)
     gate = threading.Event()
@@ -152,14 +152,18 @@ async def test_the_next_batch_is_shown_while_the_one_before_is_stored(
     monkeypatch.setattr(store, "append_tables", held)
     async with service.hub.subscribe("t1") as feed:
         service._queue.put_nowait(_Work("t1", "event", event=events[1]))
-        await asyncio.sleep(0.3)  # folded, shown, its transaction held open
+        await asyncio.sleep(0.3)  # applied, shown, its transaction held open
         assert feed.take()
-        service._queue.put_nowait(_Work("t1", "event", event=events[2]))
-        await asyncio.sleep(0.3)
-        shown_meanwhile = feed.take()
-        assert service._backlog() == 2  # both wait to be stored: the health counts them
+        shown_meanwhile = []
+        for event in events[2:4]:
+            service._queue.put_nowait(_Work("t1", "event", event=event))
+            await asyncio.sleep(0.3)
+            shown_meanwhile.append(feed.take())
+        assert service._backlog() == 3  # all wait to be stored: the health counts them
         gate.set()
         await drained(service)
-    assert shown_meanwhile and all('"type":"state"' in text for text in shown_meanwhile)
-    assert committed == [[events[1].seq], [events[2].seq]]  # in order, one after the other
-    assert stored_seqs(store, "t1") == [e.seq for e in events[:3]]
+        after = feed.take()
+    assert all(texts and all('"type":"state"' in t for t in texts) for texts in shown_meanwhile)
+    assert after == []  # each picture was sent once, before its commit
+    assert committed == [[events[1].seq], [events[2].seq, events[3].seq]]
+    assert stored_seqs(store, "t1") == [e.seq for e in events[:4]]
