@@ -517,11 +517,10 @@ class Service:
             if self._storing is None and pending:
                 await self._flush(pending, wait=False)
             self._in_hand = sum(len(items) for items in pending.values())
-            if self._queue.empty():
-                if self._storing is None:
-                    self._progress = time.monotonic()
-                if self._paused:
-                    self._pause(False)
+            if self._queue.empty() and self._storing is None:
+                self._progress = time.monotonic()  # nothing waits: no stall
+            if self._paused and self._backlog() <= self.settings.backlog_max // 2:
+                self._pause(False)
             if self._storing is None:
                 first = await self._queue.get()
             elif (found := await next_or_done(self._queue, self._storing.task)) is not None:
@@ -540,8 +539,6 @@ class Service:
                     pending.pop(work.table, None)
                     await self._rebuild(work.table)
             await self._show_early(pending, {work.table for work in batch})
-            if self._paused and self._backlog() <= self.settings.backlog_max // 2:
-                self._pause(False)
 
     async def _show_early(
         self, pending: dict[str, list[tuple[Applied, _Work]]], tables: set[str]
