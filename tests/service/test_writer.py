@@ -94,6 +94,26 @@ async def test_a_table_whose_entries_are_refused_costs_the_others_nothing(
     assert "table t1: an event already stored" not in said
 
 
+async def hold_commits(
+    service: Service, store: Store, first: Event, monkeypatch: pytest.MonkeyPatch
+) -> tuple[threading.Event, list[list[int]]]:
+    """`first` stored (with the table's default session); from then on each transaction
+    is held open until the gate is set, and the seqs each one held are noted in order."""
+    service._queue.put_nowait(_Work(first.table, "event", event=first))
+    await drained(service)
+    gate = threading.Event()
+    committed: list[list[int]] = []
+    real = store.append_tables
+
+    def held(parts: Any) -> Any:
+        gate.wait(10)
+        committed.append([a.event.seq for _, applied, _ in parts for a in applied if a.event])
+        return real(parts)
+
+    monkeypatch.setattr(store, "append_tables", held)
+    return gate, committed
+
+
 @pytest.mark.parametrize("watchers", [1, SHOW_EARLY_UP_TO + 1])
 async def test_a_picture_goes_out_before_its_commit_only_while_few_watch(
     writer: tuple[Service, Store], monkeypatch: pytest.MonkeyPatch, watchers: int
@@ -103,16 +123,7 @@ async def test_a_picture_goes_out_before_its_commit_only_while_few_watch(
     GIL from it)."""
     service, store = writer
     events = first_events("t1", 3)
-    service._queue.put_nowait(_Work("t1", "event", event=events[0]))  # its default session
-    await drained(service)
-    gate = threading.Event()
-    real = store.append_tables
-
-    def held(parts: Any) -> Any:
-        gate.wait(10)
-        return real(parts)
-
-    monkeypatch.setattr(store, "append_tables", held)
+    gate, _ = await hold_commits(service, store, events[0], monkeypatch)
     async with contextlib.AsyncExitStack() as stack:
         watching = [service.hub.subscribe("t1") for _ in range(watchers)]
         feeds = [await stack.enter_async_context(feed) for feed in watching]
@@ -138,18 +149,7 @@ async def test_what_arrives_during_a_commit_is_shown_at_once_and_stored_in_the_n
     transaction at a time, in order."""
     service, store = writer
     events = first_events("t1", 5)
-    service._queue.put_nowait(_Work("t1", "event", event=events[0]))  # its default session
-    await drained(service)
-    gate = threading.Event()
-    real = store.append_tables
-    committed: list[list[int]] = []
-
-    def held(parts: Any) -> Any:
-        gate.wait(10)
-        committed.append([a.event.seq for _, applied, _ in parts for a in applied])
-        return real(parts)
-
-    monkeypatch.setattr(store, "append_tables", held)
+    gate, committed = await hold_commits(service, store, events[0], monkeypatch)
     async with service.hub.subscribe("t1") as feed:
         service._queue.put_nowait(_Work("t1", "event", event=events[1]))
         await asyncio.sleep(0.3)  # applied, shown, its transaction held open
