@@ -1,10 +1,10 @@
 """The service's outgoing MQTT: many publishes awaiting the broker at once, in order.
 
 Awaiting each PUBACK before the next publish held every message behind the round trip
-of the one before: at 500 events/s a hand record reached MQTT subscribers (and the pages
-another process relays it to) ~270 ms after the WebSocket had it. The window keeps up to
-`size` publishes in flight; paho writes them in the order they are made, the broker
-passes them on in that order, so order holds.
+of the one before: at 1,000 events/s a hand record reached MQTT subscribers (and the
+pages another process relays it to) at p99 1.4 s, the WebSocket 0.36 s. The window
+keeps up to `size` publishes in flight; paho writes them in the order they are made,
+the broker passes them on in that order, so order holds.
 
 A message the broker has not acknowledged when the connection is lost is sent again,
 first, on the next connection (at least once, as QoS 1 promises: the states are retained
