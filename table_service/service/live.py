@@ -822,7 +822,6 @@ class Service:
         leaves the transaction under way while the writer applies and shows what comes
         next; it is settled before the next one starts, so the entries are stored and
         announced in order."""
-        await self._settle()  # first: a table it rebuilds drops its entries here (epoch)
         parts: list[_Part] = []
         for table, items in pending.items():
             runner = self.tables.get(table)
@@ -840,6 +839,9 @@ class Service:
         pending.clear()
         shown = {r.table for r, _, _ in parts if r.table in self._early}
         self._early -= {r.table for r, _, _ in parts}
+        await self._settle()
+        # a table rebuilt meanwhile (its batch before refused) has this batch from its bridge
+        parts = [part for part in parts if self.tables.get(part[0].table) is part[0]]
         if not parts:
             return
         stored = self._db(self.store.append_tables, [(r.table, a, snap) for r, a, snap in parts])
