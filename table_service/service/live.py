@@ -212,6 +212,7 @@ class Service:
         self._in_hand = 0  # entries the writer took from the queue and has not stored yet
         self._storing: _Storing | None = None  # a batch's transaction under way
         self._in_flight = 0  # its entries, until it is settled
+        self._began = 0.0  # when the last transaction began (see `_gathering`)
         self._early: set[str] = set()  # tables whose newest picture went out before its commit
         self._progress = time.monotonic()  # when the writer last stored or found no work
         self._last_stored: dict[str, float] = {}
@@ -514,19 +515,22 @@ class Service:
         while True:
             if self._storing is not None and self._storing.task.done():
                 await self._settle()
-            if self._storing is None and pending:
+            gathering = self._gathering()
+            if self._storing is None and pending and gathering <= 0:
                 await self._flush(pending, wait=False)
             self._in_hand = sum(len(items) for items in pending.values())
-            if self._queue.empty() and self._storing is None:
+            if self._queue.empty() and self._storing is None and not pending:
                 self._progress = time.monotonic()  # nothing waits: no stall
             if self._paused and self._backlog() <= self.settings.backlog_max // 2:
                 self._pause(False)
-            if self._storing is None:
+            if self._storing is None and not pending:
                 first = await self._queue.get()
-            elif (found := await next_or_done(self._queue, self._storing.task)) is not None:
+            else:  # until the next item, the transaction's end, or the gathering's
+                storing = self._storing.task if self._storing is not None else None
+                found = await next_or_done(self._queue, storing, None if storing else gathering)
+                if found is None:
+                    continue  # settle it, or start the next
                 first = found
-            else:
-                continue  # the transaction under way ended first: settle it
             batch = [first]
             while not self._queue.empty() and len(batch) < 512:
                 batch.append(self._queue.get_nowait())
@@ -539,6 +543,14 @@ class Service:
                     pending.pop(work.table, None)
                     await self._rebuild(work.table)
             await self._show_early(pending, {work.table for work in batch})
+
+    def _gathering(self) -> float:
+        """Seconds the next transaction waits for more entries to join it: none begins
+        within `store_gather` of the one before (each costs about the same whatever it
+        holds). None waits while a crowd watches: every picture then waits for its commit."""
+        if self.hub.listeners > SHOW_EARLY_UP_TO:
+            return 0.0
+        return self._began + self.settings.store_gather - time.monotonic()
 
     async def _show_early(
         self, pending: dict[str, list[tuple[Applied, _Work]]], tables: set[str]
@@ -846,6 +858,7 @@ class Service:
             return
         stored = self._db(self.store.append_tables, [(r.table, a, snap) for r, a, snap in parts])
         self._storing = _Storing(asyncio.ensure_future(stored), parts, shown)
+        self._began = time.monotonic()
         self._in_flight = sum(len(applied) for _, applied, _ in parts)
         if wait:
             await self._settle()

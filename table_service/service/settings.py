@@ -72,6 +72,16 @@ class ServeSettings(BrokerSettings):
         "(the survivors of one live on, so the collector skips them; a sweep collects "
         "everything once, finding any garbage cycle among them, in one longer pause)",
     )
+    store_gather: float = Field(
+        0.02,
+        ge=0,
+        le=1,
+        description="seconds after a transaction began that the next one waits for more "
+        "entries: fewer, larger transactions (each costs about the same whatever it holds). "
+        "A picture goes out before its commit while few watch, so only the hands' records, "
+        "the violations and the bridges' acknowledgements wait; with a crowd watching "
+        "nothing waits",
+    )
     backlog_max: int = Field(
         20_000,
         ge=100,

@@ -1,5 +1,6 @@
-"""Waiting on a queue and on work under way at once (queues.py): the work's end is seen
-though nothing is queued, and an item that arrives as it ends is never lost."""
+"""Waiting on a queue and on work under way (or a deadline) at once (queues.py): the
+work's end is seen though nothing is queued, and an item that arrives as it ends is
+never lost."""
 
 from __future__ import annotations
 
@@ -36,3 +37,12 @@ async def test_a_queued_item_is_taken_at_once() -> None:
     queue.put_nowait("waiting")
     work: asyncio.Future[None] = asyncio.get_running_loop().create_future()
     assert await next_or_done(queue, work) == "waiting"
+
+
+async def test_with_no_work_the_wait_ends_at_its_deadline_or_the_next_item() -> None:
+    queue: asyncio.Queue[str] = asyncio.Queue()
+    assert await next_or_done(queue, None, timeout=0.05) is None
+    waiting = asyncio.create_task(next_or_done(queue, None, timeout=5))
+    await asyncio.sleep(0.01)
+    queue.put_nowait("an item")
+    assert await asyncio.wait_for(waiting, 1) == "an item"

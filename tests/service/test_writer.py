@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import logging
 import threading
+import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -167,3 +168,47 @@ async def test_what_arrives_during_a_commit_is_shown_at_once_and_stored_in_the_n
     assert after == []  # each picture was sent once, before its commit
     assert committed == [[events[1].seq], [events[2].seq, events[3].seq]]
     assert stored_seqs(store, "t1") == [e.seq for e in events[:4]]
+
+
+@pytest.mark.parametrize(
+    ("gather", "watchers", "transactions"),
+    [(0.5, 1, 1), (0.0, 1, 2), (0.5, SHOW_EARLY_UP_TO + 1, 2)],
+)
+async def test_entries_gather_into_one_transaction_while_their_pictures_go_out_at_once(
+    writer: tuple[Service, Store],
+    monkeypatch: pytest.MonkeyPatch,
+    gather: float,
+    watchers: int,
+    transactions: int,
+) -> None:
+    """Within `store_gather` of a transaction's start, the next waits for more entries
+    (each costs about the same whatever it holds), while the pictures go out at once; with
+    no gathering, or with a crowd watching (whose pictures wait for the commit), each
+    entry that finds the writer idle is stored at once."""
+    service, store = writer
+    events = first_events("t1", 3)
+    service._queue.put_nowait(_Work("t1", "event", event=events[0]))
+    await drained(service)
+    monkeypatch.setattr(service.settings, "store_gather", gather)
+    committed: list[list[int]] = []
+    real = store.append_tables
+
+    def noted(parts: Any) -> Any:
+        committed.append([a.event.seq for _, applied, _ in parts for a in applied if a.event])
+        return real(parts)
+
+    monkeypatch.setattr(store, "append_tables", noted)
+    async with contextlib.AsyncExitStack() as stack:
+        watching = [service.hub.subscribe("t1") for _ in range(watchers)]
+        feeds = [await stack.enter_async_context(feed) for feed in watching]
+        service._began = time.monotonic()  # a transaction began just now
+        service._queue.put_nowait(_Work("t1", "event", event=events[1]))
+        await asyncio.sleep(0.1)
+        shown = feeds[0].take()
+        service._queue.put_nowait(_Work("t1", "event", event=events[2]))
+        await drained(service)
+    if watchers == 1:  # the picture out within 0.1 s, gathering or not
+        assert shown and all('"type":"state"' in text for text in shown)
+    assert len(committed) == transactions
+    assert [seq for seqs in committed for seq in seqs] == [e.seq for e in events[1:]]
+    assert stored_seqs(store, "t1") == [e.seq for e in events]
