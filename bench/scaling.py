@@ -24,7 +24,12 @@ health, the keepalives): its idle CPU for as long as the load ran is given besid
 the CPU per event beyond it.
 
 Prints, per k, each process's tables, events, CPU seconds and CPU per event, and the
-busiest process's CPU as a share of one process's alone (aim: about 1/k).
+busiest process's CPU as a share of one process's alone (aim: about 1/k). Beside it
+(`--no-share-alone` to skip), one process alone on one member's share (a k-th of the
+tables at a k-th of the rate): a member that pays what that process pays pays nothing
+for the others' tables, and what it pays beyond 1/k of one alone is what a lighter load
+costs an event in any process (fewer events in each transaction and each wake of the
+loop).
 """
 
 from __future__ import annotations
@@ -248,6 +253,14 @@ def report(runs: list[dict[str, Any]]) -> None:
                 f"{run['cpu_total_s'] / alone['cpu_total_s']:.2f}× one alone"
             )
         print(line)
+        share = run.get("share_alone")
+        if share is not None and share["cpu_total_s"] > 0:
+            print(
+                f"one process alone on a member's share ({share['members'][0]['tables']} "
+                f"tables, {share['rate']} events/s): {share['cpu_total_s']} CPU s, "
+                f"{share['members'][0]['cpu_ms_per_event']} ms/event; the busiest of {k} "
+                f"pays {busiest / share['cpu_total_s']:.2f}× that (nothing paid twice: 1.00)"
+            )
 
 
 def main() -> None:
@@ -262,11 +275,23 @@ def main() -> None:
     parser.add_argument(
         "--idle", type=float, default=10.0, help="seconds each process is measured unloaded first"
     )
+    parser.add_argument(
+        "--share-alone",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="for each k > 1, also one process alone on a k-th of the tables at a k-th of "
+        "the rate: what a member's share costs with no other member (nothing paid twice)",
+    )
     args = parser.parse_args()
     runs = []
     for k in (int(x) for x in args.procs.split(",")):
         with tempfile.TemporaryDirectory() as folder:
             runs.append(asyncio.run(one_k(args, k, Path(folder))))
+        if k > 1 and args.share_alone:  # one process on one member's share of the load
+            share = argparse.Namespace(**{**vars(args), "tables": args.tables // k})
+            share.rate = args.rate * share.tables // args.tables
+            with tempfile.TemporaryDirectory() as folder:
+                runs[-1]["share_alone"] = asyncio.run(one_k(share, 1, Path(folder)))
         print(json.dumps(runs[-1]), file=sys.stderr)
     report(runs)
 

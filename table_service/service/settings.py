@@ -79,8 +79,7 @@ class ServeSettings(BrokerSettings):
         description="seconds after a transaction began that the next one waits for more "
         "entries: fewer, larger transactions (each costs about the same whatever it holds). "
         "A picture goes out before its commit while few watch, so only the hands' records, "
-        "the violations and the bridges' acknowledgements wait; with a crowd watching "
-        "nothing waits",
+        "the violations and the table's LEDs wait; with a crowd watching nothing waits",
     )
     backlog_max: int = Field(
         20_000,
