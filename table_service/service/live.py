@@ -899,6 +899,8 @@ class Service:
         table = runner.table
         try:
             await self._append(table, applied, snapshot)
+        except DuplicateEvent:  # this picture is behind the records (another writer)
+            log.error("table %s: an event already stored; rebuilding from the records", table)
         except InvalidEntry as exc:  # cannot happen for the bridge's events; never loop
             log.error("table %s: events refused by the store: %s", table, exc)
         except Exception:  # a bug: this table is rebuilt and replayed, never all stop
@@ -911,14 +913,10 @@ class Service:
     async def _append(
         self, table: str, applied: list[Applied], snapshot: bytes | None
     ) -> list[int]:
-        """Store, waiting while the database is away; a duplicate means this process's
-        picture is behind the records (another writer): rebuild the table from them."""
+        """Store, waiting while the database is away; an entry refused for good raises
+        (`DuplicateEvent`, `InvalidEntry`)."""
         try:
             ids = await self._db(self.store.append, table, applied, snapshot)
-        except DuplicateEvent:
-            log.error("table %s: an event already stored; rebuilding from the records", table)
-            self.tables[table] = await self._db(self._restore, table)
-            return []
         except DBAPIError as exc:  # refused for good (a bug): never block every table
             raise InvalidEntry(f"the database refused the entries: {exc.orig}") from exc
         self.applied += len(applied)
