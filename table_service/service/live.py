@@ -544,11 +544,15 @@ class Service:
                     await self._rebuild(work.table)
             await self._show_early(pending, {work.table for work in batch})
 
+    def _crowd_watching(self) -> bool:
+        """More WebSockets watch than a picture may go out to before its commit."""
+        return self.hub.listeners > SHOW_EARLY_UP_TO
+
     def _gathering(self) -> float:
         """Seconds the next transaction waits for more entries to join it: none begins
         within `store_gather` of the one before (each costs about the same whatever it
         holds). None waits while a crowd watches: every picture then waits for its commit."""
-        if self.hub.listeners > SHOW_EARLY_UP_TO:
+        if self._crowd_watching():
             return 0.0
         return self._began + self.settings.store_gather - time.monotonic()
 
@@ -562,7 +566,7 @@ class Service:
         violation) waits for the commit, its picture after it; and so does every picture
         while a crowd watches: 500 senders busy during the commit took the GIL from it, and
         the storing of every table fell ten times behind."""
-        if self.hub.listeners > SHOW_EARLY_UP_TO:
+        if self._crowd_watching():
             return
         shown = [
             runner

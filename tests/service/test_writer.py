@@ -106,16 +106,25 @@ async def hold_commits(
     service._queue.put_nowait(_Work(first.table, "event", event=first))
     await drained(service)
     gate = threading.Event()
+    return gate, note_commits(store, monkeypatch, gate)
+
+
+def note_commits(
+    store: Store, monkeypatch: pytest.MonkeyPatch, gate: threading.Event | None = None
+) -> list[list[int]]:
+    """From now on the seqs each transaction holds, in order (each held open until `gate`
+    is set, when given)."""
     committed: list[list[int]] = []
     real = store.append_tables
 
-    def held(parts: Any) -> Any:
-        gate.wait(10)
+    def noted(parts: Any) -> Any:
+        if gate is not None:
+            gate.wait(10)
         committed.append([a.event.seq for _, applied, _ in parts for a in applied if a.event])
         return real(parts)
 
-    monkeypatch.setattr(store, "append_tables", held)
-    return gate, committed
+    monkeypatch.setattr(store, "append_tables", noted)
+    return committed
 
 
 @pytest.mark.parametrize("watchers", [1, SHOW_EARLY_UP_TO + 1])
@@ -193,14 +202,7 @@ async def test_entries_gather_into_one_transaction_while_their_pictures_go_out_a
     service._queue.put_nowait(_Work("t1", "event", event=events[0]))
     await drained(service)
     monkeypatch.setattr(service.settings, "store_gather", gather)
-    committed: list[list[int]] = []
-    real = store.append_tables
-
-    def noted(parts: Any) -> Any:
-        committed.append([a.event.seq for _, applied, _ in parts for a in applied if a.event])
-        return real(parts)
-
-    monkeypatch.setattr(store, "append_tables", noted)
+    committed = note_commits(store, monkeypatch)
     async with contextlib.AsyncExitStack() as stack:
         watching = [service.hub.subscribe("t1") for _ in range(watchers)]
         feeds = [await stack.enter_async_context(feed) for feed in watching]
