@@ -8,6 +8,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import aiomqtt
+import pytest
 
 from tests.service.kit import Server, running, settings_for
 
@@ -52,16 +53,23 @@ async def test_a_clean_stop_says_offline(mqtt_url: str, tmp_path: Path) -> None:
         await forget(mqtt_url, topic)
 
 
-async def test_mjtable_serve_stopped_by_sigterm_says_offline(mqtt_url: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize("event_loop", ["uvloop", "asyncio"])
+async def test_mjtable_serve_stopped_by_sigterm_says_offline(
+    mqtt_url: str, tmp_path: Path, event_loop: str
+) -> None:
+    """On either event loop (`event_loop`) the service starts, says so, and stops cleanly."""
     base = f"svc-{uuid.uuid4().hex[:8]}"
     topic = f"{base}/service/availability"
-    server = Server(mqtt_url, f"sqlite:///{tmp_path / 'mjtable.db'}", base, tmp_path)
+    db = f"sqlite:///{tmp_path / 'mjtable.db'}"
+    chosen = ("--event-loop", event_loop, "--log-level", "INFO")
+    server = Server(mqtt_url, db, base, tmp_path, *chosen)
     try:
         await server.start()
         await online(mqtt_url, topic)
         server.stop()  # SIGTERM: a clean stop
         assert server.proc is not None and server.proc.returncode == 0
         assert await retained(mqtt_url, topic) == b"offline"
+        assert f"event loop: {event_loop}" in server.errors()
     finally:
         server.stop()
         if server.proc is not None and server.proc.stderr is not None:
