@@ -38,6 +38,14 @@ def main() -> None:
         default=0,
         help="niceness of the load processes (the bridges of a club run on other machines)",
     )
+    parser.add_argument(
+        "--probe-nice",
+        type=int,
+        default=0,
+        help="niceness of the probe's thread (the pages and MQTT followers of a club run on "
+        "other machines); above 0 its latencies include its own waits for a core: read the "
+        "service's loop pauses only",
+    )
     parser.add_argument("--outbox-sync", choices=("full", "normal"), default="normal")
     parser.add_argument(
         "--ws-deflate",

@@ -197,6 +197,7 @@ def figures(
         "load_procs": args.load_procs,
         "ws_deflate": args.ws_deflate,
         "load_nice": args.load_nice,
+        "probe_nice": args.probe_nice,
         "steps": out_steps,
         "max_sustained": max((s["offered"] for s in sustained), default=0.0),
         "max_sustained_target": max((s["target"] for s in sustained), default=0.0),
@@ -263,7 +264,9 @@ def report(result: dict[str, Any]) -> None:
         f"\n{result['tables']} tables, steps of {result['step_seconds']:.0f} s (latencies after"
         f" the first {result['settle_seconds']:.0f} s), broker {result['broker']},"
         f" db {result['db']}, load in {result['load_procs']} process(es)"
-        f" at nice {result['load_nice']}, WebSocket deflate"
+        f" at nice {result['load_nice']}, the probe at nice {result.get('probe_nice', 0)}"
+        f"{' (its latencies include its own waits)' if result.get('probe_nice') else ''},"
+        f" WebSocket deflate"
         f" {'on' if result['ws_deflate'] else 'off'}"
     )
     head = (

@@ -7,6 +7,7 @@ import contextlib
 import gc
 import json
 import math
+import os
 import shutil
 import signal
 import subprocess
@@ -193,6 +194,8 @@ async def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
                 notes.append(f"pre-roll: the service held {held} of {prerolled}")
                 break
             await asyncio.sleep(0.2)
+        if args.probe_nice:  # this thread only: the service and the load are started
+            os.setpriority(os.PRIO_PROCESS, 0, args.probe_nice)
         pids = [c.proc.pid for c in children]
         cpu = CpuWatch(service.pid, pids, broker.proc.pid if broker and broker.proc else None)
         offset = time.time() - time.monotonic()
@@ -314,6 +317,7 @@ def measure(
     drain_seconds: float = 30.0,
     load_procs: int = 1,
     load_nice: int = 0,
+    probe_nice: int = 0,
     outbox_sync: str = "normal",
     ws_deflate: bool = True,
     seed: int = 1,
@@ -324,7 +328,7 @@ def measure(
     args = argparse.Namespace(
         tables=tables, rates=rates, step_seconds=step_seconds, mqtt=mqtt, db=db,
         drain_seconds=drain_seconds, load_procs=load_procs, load_nice=load_nice,
-        outbox_sync=outbox_sync, ws_deflate=ws_deflate, seed=seed,
+        probe_nice=probe_nice, outbox_sync=outbox_sync, ws_deflate=ws_deflate, seed=seed,
     )  # fmt: skip
     return run_in_workdir("mjtable-bench-service-", run, args)
 

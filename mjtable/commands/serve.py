@@ -78,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def loop_factory(name: str) -> Callable[[], asyncio.AbstractEventLoop] | None:
-    """The event loop `serve` runs on: uvloop's (a sixth less CPU an event, measured by
+    """The event loop `serve` runs on: uvloop's (a tenth less CPU an event, measured by
     bench/scaling.py) unless told otherwise or not installed; None: asyncio's own."""
     if name == "uvloop":
         try:

@@ -84,7 +84,7 @@ class ServeSettings(BrokerSettings):
     event_loop: Literal["uvloop", "asyncio"] = Field(
         "uvloop",
         description="the event loop the service runs on: uvloop (libuv's, in C: about a "
-        "sixth less CPU an event) or Python's own asyncio loop (where uvloop is not "
+        "tenth less CPU an event) or Python's own asyncio loop (where uvloop is not "
         "installed, as on Windows, the service falls back to it)",
     )
     backlog_max: int = Field(
