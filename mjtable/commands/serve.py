@@ -16,7 +16,6 @@ from firmware_bridge.stopping import cancel_and_wait
 from mjtable.settings_cli import add_settings_arguments, settings_from
 from table_service.service.collector import ShortCollections
 from table_service.service.settings import ServeSettings, load_serve_settings
-from table_service.service.timeslice import ask_short_slice
 
 if TYPE_CHECKING:
     from table_service.service.live import Service
@@ -214,12 +213,6 @@ async def serve(settings: ServeSettings) -> None:
 
     on_uvloop = type(asyncio.get_running_loop()).__module__.startswith("uvloop")
     log.info("event loop: %s", "uvloop" if on_uvloop else "asyncio")
-    if settings.loop_slice:
-        refused = ask_short_slice(settings.loop_slice)
-        if refused is None:
-            log.info("the loop's thread runs in %.2f ms time slices", settings.loop_slice * 1e3)
-        else:
-            log.info("the loop's thread keeps the kernel's time slice: %s", refused)
 
     async def until_one_ends() -> None:
         async with running_service(settings) as parts:

@@ -87,14 +87,6 @@ class ServeSettings(BrokerSettings):
         "tenth less CPU an event) or Python's own asyncio loop (where uvloop is not "
         "installed, as on Windows, the service falls back to it)",
     )
-    loop_slice: float = Field(
-        0.0002,
-        ge=0,
-        le=0.1,
-        description="seconds of the time slice the event loop's thread asks of Linux (6.12+: "
-        "a shorter slice runs it sooner when it wakes, behind the broker and the database "
-        "on one machine; its share of the CPU is unchanged); 0: the kernel's default",
-    )
     backlog_max: int = Field(
         20_000,
         ge=100,
