@@ -142,7 +142,8 @@ async def running_service(settings: ServeSettings) -> AsyncIterator[ServiceParts
         log_config=None,  # its lines through the root handler's LogOnce
     )
     server = uvicorn.Server(config)
-    server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
+    # uvicorn (0.29+) catches SIGINT/SIGTERM while it serves: `serve()` ends, and the
+    # service then stops as on any end of the server (its tables handed on, the store closed)
     running = asyncio.create_task(service.run())
     http: asyncio.Task[None] | None = None
     try:
