@@ -53,15 +53,15 @@ async def test_a_clean_stop_says_offline(mqtt_url: str, tmp_path: Path) -> None:
         await forget(mqtt_url, topic)
 
 
-@pytest.mark.parametrize("event_loop", ["uvloop", "asyncio"])
+@pytest.mark.parametrize("loop_name", ["uvloop", "asyncio"])
 async def test_mjtable_serve_stopped_by_sigterm_says_offline(
-    mqtt_url: str, tmp_path: Path, event_loop: str
+    mqtt_url: str, tmp_path: Path, loop_name: str
 ) -> None:
-    """On either event loop (`event_loop`) the service starts, says so, and stops cleanly."""
+    """On either `event_loop` the service starts, says which, and stops cleanly."""
     base = f"svc-{uuid.uuid4().hex[:8]}"
     topic = f"{base}/service/availability"
     db = f"sqlite:///{tmp_path / 'mjtable.db'}"
-    chosen = ("--event-loop", event_loop, "--log-level", "INFO")
+    chosen = ("--event-loop", loop_name, "--log-level", "INFO")
     server = Server(mqtt_url, db, base, tmp_path, *chosen)
     try:
         await server.start()
@@ -69,7 +69,7 @@ async def test_mjtable_serve_stopped_by_sigterm_says_offline(
         server.stop()  # SIGTERM: a clean stop
         assert server.proc is not None and server.proc.returncode == 0
         assert await retained(mqtt_url, topic) == b"offline"
-        assert f"event loop: {event_loop}" in server.errors()
+        assert f"event loop: {loop_name}" in server.errors()
     finally:
         server.stop()
         if server.proc is not None and server.proc.stderr is not None:
