@@ -212,11 +212,11 @@ async def cancelled_on(stop: asyncio.Event, work: Coroutine[Any, Any, None]) -> 
 async def serve(settings: ServeSettings) -> None:
     """The service and its HTTP server in one loop; SIGINT/SIGTERM stop both."""
 
-    on_uvloop = type(asyncio.get_running_loop()).__module__.startswith("uvloop")
-    log.info("event loop: %s", "uvloop" if on_uvloop else "asyncio")
-
     async def until_one_ends() -> None:
         async with running_service(settings) as parts:
+            # said once running: a service that cannot start says one line, why
+            on_uvloop = type(asyncio.get_running_loop()).__module__.startswith("uvloop")
+            log.info("running on the event loop: %s", "uvloop" if on_uvloop else "asyncio")
             # Everything made to start, and from now on each full collection's survivors,
             # kept out of the collector's walks (collector.py: a walk held every client).
             collector = parts.service.collector = ShortCollections(settings.gc_sweep_every)

@@ -69,7 +69,7 @@ async def test_mjtable_serve_stopped_by_sigterm_says_offline(
         server.stop()  # SIGTERM: a clean stop
         assert server.proc is not None and server.proc.returncode == 0
         assert await retained(mqtt_url, topic) == b"offline"
-        assert f"event loop: {loop_name}" in server.errors()
+        assert f"running on the event loop: {loop_name}" in server.errors()
     finally:
         server.stop()
         if server.proc is not None and server.proc.stderr is not None:
