@@ -264,8 +264,8 @@ def report(result: dict[str, Any]) -> None:
         f"\n{result['tables']} tables, steps of {result['step_seconds']:.0f} s (latencies after"
         f" the first {result['settle_seconds']:.0f} s), broker {result['broker']},"
         f" db {result['db']}, load in {result['load_procs']} process(es)"
-        f" at nice {result['load_nice']}, the probe at nice {result.get('probe_nice', 0)}"
-        f"{' (its latencies include its own waits)' if result.get('probe_nice') else ''},"
+        f" at nice {result['load_nice']}, the probe at nice {result['probe_nice']}"
+        f"{' (its latencies include its own waits)' if result['probe_nice'] else ''},"
         f" WebSocket deflate"
         f" {'on' if result['ws_deflate'] else 'off'}"
     )

@@ -79,12 +79,12 @@ def run(args: argparse.Namespace) -> int:
 
 def loop_factory(name: str) -> Callable[[], asyncio.AbstractEventLoop] | None:
     """The event loop `serve` runs on: uvloop's (a tenth less CPU an event, measured by
-    bench/scaling.py) unless told otherwise or not installed; None: asyncio's own."""
+    bench/scaling.py) unless told otherwise or not installed; None: asyncio's own. Which
+    one it got is said once the service runs (a service that cannot start says one line)."""
     if name == "uvloop":
         try:
             import uvloop
         except ImportError:
-            log.warning("uvloop is not installed: the service runs on asyncio's own loop")
             return None
         return uvloop.new_event_loop
     return None
@@ -214,9 +214,11 @@ async def serve(settings: ServeSettings) -> None:
 
     async def until_one_ends() -> None:
         async with running_service(settings) as parts:
-            # said once running: a service that cannot start says one line, why
             on_uvloop = type(asyncio.get_running_loop()).__module__.startswith("uvloop")
-            log.info("running on the event loop: %s", "uvloop" if on_uvloop else "asyncio")
+            if settings.event_loop == "uvloop" and not on_uvloop:
+                log.warning("uvloop is not installed: running on the event loop: asyncio")
+            else:
+                log.info("running on the event loop: %s", settings.event_loop)
             # Everything made to start, and from now on each full collection's survivors,
             # kept out of the collector's walks (collector.py: a walk held every client).
             collector = parts.service.collector = ShortCollections(settings.gc_sweep_every)
