@@ -1,7 +1,13 @@
 """How long the event loop was held: every event, WebSocket and API answer of the process
 waits behind the piece of work that holds it (a garbage collection, a long fold).
 
-A tick every `TICK` seconds measures how late it woke; the lateness is a pause. Counted
+A tick every `TICK` seconds measures how late it woke; the lateness is a pause. While
+the loop does nothing else the tick doubles, up to `QUIET_TICK`: each wake of an idle
+process costs about 0.1 ms of CPU on a virtual machine: 200 of them a second were most
+of what an idle service paid, and at a club's pace (50 tables, 33 events/s) stretching
+them saves about a tenth of the service's CPU. A
+pause longer than `QUIET_TICK` is always seen; one after a quiet spell is seen late by
+up to the tick it began in, which is back to `TICK` as soon as the loop works. Counted
 by size since the start (so a reader takes the difference over any span), with the
 longest since the start and the longest in the last minute, for `/api/health`; beside
 them the garbage collector's own runs by generation, the usual cause of a long one.
@@ -25,7 +31,9 @@ from typing import Final, Literal
 
 from pydantic import BaseModel, Field
 
-TICK: Final = 0.005  # seconds between ticks (a pause is seen within a tick of its length)
+TICK: Final = 0.005  # seconds between ticks while the loop works (a pause is seen within a tick)
+QUIET_TICK: Final = 0.04  # the longest tick, reached by doubling while the loop is quiet
+QUIET_CPU: Final = 0.0005  # the loop's CPU seconds over a tick under which it was quiet
 OVER_MS: Final = (10, 25, 50, 100)  # the sizes pauses are counted by
 CAUSE_OVER_MS: Final = 10  # pauses longer than this are put down to a cause
 MINUTE: Final = 60.0
@@ -87,6 +95,8 @@ class LoopWatch:
         self.collections = {generation: (0, 0.0, 0.0) for generation in range(3)}
         self.collected_ms = 0.0  # every collection's time together
         self._collecting = 0.0
+        self.tick = TICK  # seconds to the next tick: longer while the loop is quiet
+        self.ticks = 0
 
     def note(self, now: float, pause_ms: float, cause: Cause | None = None) -> None:
         """One tick's lateness, and (over 10 ms) what took most of it."""
@@ -126,25 +136,42 @@ class LoopWatch:
         self.collected_ms += took
 
     async def run(self) -> None:
+        """Tick until cancelled: each tick a plain timer callback (no task step and no
+        future a tick, which cost a third of the wake itself)."""
+        loop = asyncio.get_running_loop()
         gc.callbacks.append(self._collected)
-        queued = RunQueue()  # opened here: the loop's own thread
+        self._queued = RunQueue()  # opened here: the loop's own thread
+        self._arm(loop, time.perf_counter(), time.thread_time())
         try:
-            while True:
-                before, cpu, collected = time.perf_counter(), time.thread_time(), self.collected_ms
-                waited = queued()
-                await asyncio.sleep(TICK)
-                now = time.perf_counter()
-                pause = max(0.0, (now - before - TICK) * 1000)
-                cause = None
-                if pause > CAUSE_OVER_MS:
-                    working = (time.thread_time() - cpu) * 1000
-                    cause = cause_of(
-                        pause, self.collected_ms - collected, working, queued() - waited
-                    )
-                self.note(now, pause, cause)
+            await loop.create_future()  # never done: the ticks run until this is cancelled
         finally:
+            self._handle.cancel()
             gc.callbacks.remove(self._collected)
-            queued.close()
+            self._queued.close()
+
+    def _arm(self, loop: asyncio.AbstractEventLoop, now: float, cpu: float) -> None:
+        self._since, self._cpu, self._collected_at = now, cpu, self.collected_ms
+        self._waited = self._queued()
+        self._handle = loop.call_later(self.tick, self._tick, loop)
+
+    def _tick(self, loop: asyncio.AbstractEventLoop) -> None:
+        now, cpu = time.perf_counter(), time.thread_time()
+        try:
+            self.ticks += 1
+            pause = max(0.0, (now - self._since - self.tick) * 1000)
+            cause = None
+            if pause > CAUSE_OVER_MS:
+                cause = cause_of(
+                    pause,
+                    self.collected_ms - self._collected_at,
+                    (cpu - self._cpu) * 1000,
+                    self._queued() - self._waited,
+                )
+            self.note(now, pause, cause)
+            quiet = cpu - self._cpu < QUIET_CPU and pause < 1.0
+            self.tick = min(self.tick * 2, QUIET_TICK) if quiet else TICK
+        finally:
+            self._arm(loop, now, cpu)
 
 
 class RunQueue:

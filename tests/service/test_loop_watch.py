@@ -7,7 +7,7 @@ import asyncio
 import gc
 import time
 
-from table_service.service.loop_watch import LoopWatch, RunQueue, cause_of
+from table_service.service.loop_watch import TICK, LoopWatch, RunQueue, cause_of
 
 
 def test_each_pause_over_10_ms_is_put_down_to_what_took_most_of_it() -> None:
@@ -75,3 +75,32 @@ async def test_the_collections_time_is_summed_per_generation() -> None:
     assert full.total_ms >= full.max_ms > 0
     assert watch.collected_ms >= full.total_ms - 0.05  # (total_ms is rounded)
     assert gc.callbacks.count(watch._collected) == 0  # removed when the watch stops
+
+
+async def test_a_quiet_loop_is_ticked_less_often_and_a_working_one_every_5_ms() -> None:
+    """Each tick of an idle process is a wake it pays for: while the loop does nothing
+    else the tick stretches (to QUIET_TICK); as soon as it works, pauses are timed to TICK."""
+    watch = LoopWatch()
+    task = asyncio.create_task(watch.run())
+    try:
+        await asyncio.sleep(0.4)
+        quiet_ticks = watch.ticks
+        assert watch.tick > TICK
+        assert quiet_ticks <= 30  # a fixed 5 ms tick: 80; stretched to QUIET_TICK: 16
+        end = time.perf_counter() + 0.3
+        while time.perf_counter() < end:  # a loop at work: 1 ms pieces, none a pause
+            piece = time.perf_counter() + 0.001
+            while time.perf_counter() < piece:
+                pass
+            await asyncio.sleep(0)
+        working_ticks = watch.ticks - quiet_ticks
+        assert watch.tick == TICK
+        assert working_ticks >= 0.3 / TICK / 2  # 60 at most; half of them at the least
+        await asyncio.sleep(0.4)  # quiet again: the tick long
+        seen = watch.pauses().over_ms["10"]
+        time.sleep(0.06)  # a pause longer than the longest tick is still seen
+        await asyncio.sleep(0.05)
+        assert watch.pauses().over_ms["10"] == seen + 1
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
