@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from pydantic import ValidationError
-from sqlalchemy import Text, cast, delete, func, insert, select, text
+from sqlalchemy import Connection, Text, cast, delete, func, insert, select, text
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -98,9 +98,41 @@ def insert_events(session: Session, rows: Sequence[dict[str, Any]]) -> list[int]
         return []
     if len(rows) >= COPY_FROM and session.get_bind().dialect.name == "postgresql":
         return _copy_events(session, rows)
-    # Core, not the ORM's bulk insert: the rows are plain column values already.
+    return insert_log_rows(session.connection(), rows)
+
+
+def insert_log_rows(connection: Connection, rows: Sequence[dict[str, Any]]) -> list[int]:
+    """Log rows by one multi-row INSERT (fewer than COPY_FROM: one statement, SQLAlchemy's
+    pages are of 1,000); their ids in the rows' order. Core, not the ORM's bulk insert:
+    the rows are plain column values already."""
     query = insert(LOG_TABLE).returning(LOG_TABLE.c.id, sort_by_parameter_order=True)
-    return list(session.connection().execute(query, rows).scalars())
+    return list(connection.execute(query, rows).scalars())
+
+
+def log_rows(
+    table: str, run: Sequence[Applied], started: int | None = None
+) -> list[dict[str, Any]]:
+    """The log rows of a run of events of `table`, to be inserted (`started`: the session
+    begun earlier in the same batch, for events that name none)."""
+    rows: list[dict[str, Any]] = []
+    for item in run:
+        event = item.event
+        if item.kind != "event" or event is None:
+            raise InvalidEntry("an entry of kind 'event' needs its event")
+        if event.table != table:
+            raise InvalidEntry(f"event of table {event.table!r} appended to {table!r}")
+        rows.append(
+            {
+                "table": table,
+                "kind": "event",
+                "boot_id": event.boot_id,
+                "seq": event.seq,
+                "ts": event.ts,
+                "body": event.body.model_dump(mode="json"),
+                "session_id": item.session_id if item.session_id is not None else started,
+            }
+        )
+    return rows
 
 
 def _copy_events(session: Session, rows: Sequence[dict[str, Any]]) -> list[int]:
@@ -181,25 +213,7 @@ class Projector:
 
     def event_rows(self, run: Sequence[Applied]) -> list[dict[str, Any]]:
         """The log rows of a run of events of this table, to be inserted."""
-        rows: list[dict[str, Any]] = []
-        for item in run:
-            event = item.event
-            if item.kind != "event" or event is None:
-                raise InvalidEntry("an entry of kind 'event' needs its event")
-            if event.table != self.table:
-                raise InvalidEntry(f"event of table {event.table!r} appended to {self.table!r}")
-            rows.append(
-                {
-                    "table": self.table,
-                    "kind": "event",
-                    "boot_id": event.boot_id,
-                    "seq": event.seq,
-                    "ts": event.ts,
-                    "body": event.body.model_dump(mode="json"),
-                    "session_id": self._session_of(item),
-                }
-            )
-        return rows
+        return log_rows(self.table, run, self.started)
 
     def events_stored(
         self, run: Sequence[Applied], rows: Sequence[dict[str, Any]], log_ids: Sequence[int]

@@ -211,3 +211,34 @@ def test_a_duplicate_in_one_table_stores_no_table_of_the_batch(store: Store, siz
     assert store.violations("t1") == [] and store.latest_snapshot("t1") is None
     store.append_tables(parts[:1])  # the rest is whole: stored once the culprit is out
     assert len(store.violations("t1")) == size
+
+
+def test_events_that_conclude_nothing_go_in_whole_or_not_at_all(store: Store) -> None:
+    """Most of a club's batches: events only, none concluding anything. On PostgreSQL they
+    go in by one INSERT committed by itself (no BEGIN, no COMMIT); the batch is still all
+    or nothing, every table's in its order, and the next transaction is a transaction."""
+    postgres = store.engine.dialect.name == "postgresql"
+    plain = [("t1", applied("t1", 1, 2), None), ("t2", applied("t2", 1, 2, 3), None)]
+    assert store._in_one_statement(plain) is postgres
+    for other in (
+        [("t1", applied("t1", 1), b"snapshot")],
+        [("t1", _violations_of("t1", range(1, 2)), None)],
+        [("t1", [Applied("session", None, {"players": ["A", "B", "C", "D"]})], None)],
+        [("t1", applied("t1", *range(1, projector_module.COPY_FROM + 1)), None)],
+    ):
+        assert not store._in_one_statement(other)  # a transaction, as before
+    every = store.append_tables(plain)
+    assert [[e.log_id for e in store.entries(t)] for t in ("t1", "t2")] == every
+    assert [e.event.seq for e in store.entries("t2") if e.event] == [1, 2, 3]
+    for round_ in range(3):  # on whichever pooled connection each lands
+        before = count(store, Log)
+        stored_again = [("t3", applied("t3", 10 + round_)), ("t2", applied("t2", 4, 2))]
+        with pytest.raises(DuplicateEvent, match=r"event \(t2, 7, 2\) is already stored"):
+            store.append_tables([(t, a, None) for t, a in stored_again])
+        assert count(store, Log) == before  # t3's event did not go in either
+        with pytest.raises(DuplicateEvent):  # a transaction's: its violation rows go too
+            store.append_tables([("t4", _violations_of("t4", range(1, 3)), b"x"),
+                                 ("t2", applied("t2", 1), None)])  # fmt: skip
+        assert count(store, Log) == before and store.violations("t4") == []
+        store.append_tables([("t3", applied("t3", 10 + round_), None)])
+    assert [e.event.seq for e in store.entries("t3") if e.event] == [10, 11, 12]
