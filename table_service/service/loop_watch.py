@@ -2,12 +2,12 @@
 waits behind the piece of work that holds it (a garbage collection, a long fold).
 
 A tick every `TICK` seconds measures how late it woke; the lateness is a pause. While
-the loop does nothing else the tick doubles, up to `QUIET_TICK`: each wake of an idle
-process costs about 0.1 ms of CPU on a virtual machine: 200 of them a second were most
+the loop does nothing else the tick doubles, up to `QUIET_TICK`: a wake of an idle
+process costs about 0.1 ms of CPU on a virtual machine, 200 of them a second were most
 of what an idle service paid, and at a club's pace (50 tables, 33 events/s) stretching
-them saves about a tenth of the service's CPU. A
-pause longer than `QUIET_TICK` is always seen; one after a quiet spell is seen late by
-up to the tick it began in, which is back to `TICK` as soon as the loop works. Counted
+them saves about a tenth of the service's CPU. A pause longer than `QUIET_TICK` is
+always seen; one after a quiet spell is seen late by up to the tick it began in, which
+is back to `TICK` as soon as the loop works. Counted
 by size since the start (so a reader takes the difference over any span), with the
 longest since the start and the longest in the last minute, for `/api/health`; beside
 them the garbage collector's own runs by generation, the usual cause of a long one.
@@ -136,8 +136,8 @@ class LoopWatch:
         self.collected_ms += took
 
     async def run(self) -> None:
-        """Tick until cancelled: each tick a plain timer callback (no task step and no
-        future a tick, which cost a third of the wake itself)."""
+        """Tick until cancelled: each tick a plain timer callback (a task's step and a
+        future a tick added two fifths to what the wake itself costs)."""
         loop = asyncio.get_running_loop()
         gc.callbacks.append(self._collected)
         self._queued = RunQueue()  # opened here: the loop's own thread
