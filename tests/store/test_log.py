@@ -242,3 +242,24 @@ def test_events_that_conclude_nothing_go_in_whole_or_not_at_all(store: Store) ->
         assert count(store, Log) == before and store.violations("t4") == []
         store.append_tables([("t3", applied("t3", 10 + round_), None)])
     assert [e.event.seq for e in store.entries("t3") if e.event] == [10, 11, 12]
+
+
+def test_a_statement_prepared_on_the_server_gives_each_event_its_id(store: Store) -> None:
+    """On PostgreSQL a batch's INSERT goes through psycopg itself, which prepares a text
+    on the server once it has run five times: ids must still land on their events, and a
+    duplicate must still be told, on the prepared statement as on the first runs."""
+    every: dict[str, list[int]] = {"t1": [], "t2": []}
+    for round_ in range(8):
+        seqs = (2 * round_ + 1, 2 * round_ + 2)
+        ids = store.append_tables([("t2", applied("t2", *seqs), None),
+                                   ("t1", applied("t1", *seqs), None)])  # fmt: skip
+        every["t2"] += ids[0]
+        every["t1"] += ids[1]
+    for table, ids in every.items():
+        entries = list(store.entries(table))
+        assert [e.log_id for e in entries] == ids
+        assert [e.event.seq for e in entries if e.event] == list(range(1, 17))
+    with pytest.raises(DuplicateEvent, match=r"event \(t1, 7, 3\) is already stored"):
+        store.append_tables([("t2", applied("t2", 17, 18), None),
+                             ("t1", applied("t1", 3, 17), None)])  # fmt: skip
+    assert [e.event.seq for e in store.entries("t2") if e.event][-1] == 16
