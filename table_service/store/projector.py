@@ -114,10 +114,11 @@ def insert_log_rows(connection: Connection, rows: Sequence[dict[str, Any]]) -> l
     return list(connection.execute(query, rows).scalars())
 
 
-@functools.cache
+@functools.lru_cache(maxsize=COPY_FROM)
 def _values_insert(n: int) -> str:
-    """The INSERT of `n` event rows: one text per `n`, which psycopg prepares on the server
-    once it has run five times (no parse, no plan after that)."""
+    """The INSERT of `n` event rows: one text per `n` (below COPY_FROM: more go by COPY),
+    which psycopg prepares on the server once it has run five times (no parse, no plan
+    after that)."""
     row = f"({', '.join(['%s'] * len(LOG_FIELDS))})"
     return (
         f"INSERT INTO log ({_LOG_FIELDS_SQL}) VALUES {', '.join([row] * n)}"
