@@ -422,14 +422,11 @@ class StreamOrder:
         """A key already delivered: a duplicate, or a conflict if its content differs."""
         key = (event.boot_id, event.seq)
         seen = stream.digests.get(key)
-        if seen is None:
+        first = None if seen is None else Event.model_validate_json(seen[0])
+        if seen is None or first is None or digest(first) == digest(event):
             self.counts.duplicates += 1
             return Step("duplicate", event)
         delivered, reported = seen
-        first = Event.model_validate_json(delivered)
-        if digest(first) == digest(event):
-            self.counts.duplicates += 1
-            return Step("duplicate", event)
         self.counts.conflicts += 1
         report = None
         if not reported:

@@ -105,9 +105,9 @@ def insert_events(session: Session, rows: Sequence[dict[str, Any]]) -> list[int]
 
 
 def insert_log_rows(connection: Connection, rows: Sequence[dict[str, Any]]) -> list[int]:
-    """Event rows by one multi-row INSERT (fewer than COPY_FROM: one statement, SQLAlchemy's
-    pages are of 1,000); their ids in the rows' order. Core, not the ORM's bulk insert:
-    the rows are plain column values already."""
+    """Event rows by one multi-row INSERT (fewer than COPY_FROM); their ids in the rows'
+    order. PostgreSQL's through psycopg itself; SQLite's by a Core INSERT (not the ORM's
+    bulk insert: the rows are plain column values already)."""
     if connection.dialect.name == "postgresql":
         return _insert_by_driver(connection, rows)
     query = insert(LOG_TABLE).returning(LOG_TABLE.c.id, sort_by_parameter_order=True)
