@@ -3,7 +3,8 @@ stay where they are while violations arrive (the new ones are announced, a typed
 kept by the violation's key), a violation is dismissed and undone as rulings (shown with
 who ruled, when and why), the list filters and rules several rows at once, each row links
 to its hand's stepper at its event, and a penalty and a ruling reach the table page, the
-club card and the session page within a second.
+club card and the session page within a second, while a burst of rulings costs the
+session page at most one read in its gap (300 ms).
 
 A game of seed 19 (tests/api/kit.py): its first hand has two `out_of_turn` breaches, its
 fourth four more (hands 2 and 3 have none).
@@ -11,6 +12,8 @@ fourth four more (hands 2 and 3 have none).
 
 from __future__ import annotations
 
+import asyncio
+import itertools
 from typing import Any
 
 from tests.api.kit import events_of, game_of
@@ -290,6 +293,44 @@ async def test_a_penalty_and_a_ruling_reach_every_page_within_a_second(
         .all_text_contents()
     )
     assert len(paid) == 4 and any(text.startswith("陳小華-") for text in paid), paid
+    assert await chrome.reported() == []
+
+
+async def test_a_burst_of_rulings_is_read_a_gap_apart_and_the_last_is_shown(
+    site: Site, chrome: Chrome
+) -> None:
+    """Six penalties in a row: the session page never starts two reads within its gap
+    (300 ms), yet ends showing all six."""
+    game = game_of(19, 1)
+    session_id = await site.start_session(TABLE, PLAYERS)
+    await site.play(TABLE, events_of(game, TABLE))
+    session = await chrome.open(f"{site.url}/session.html?id={session_id}")
+    await session.wait_for_selector("body:not(.is-stale) .standings")
+    path = f"/api/sessions/{session_id}"
+    first = await session.evaluate(LOADS, path)
+
+    async def penalty(seat: int) -> None:
+        body = {"kind": "penalty", "seat": seat, "tai": 1, "reason": f"burst {seat}"}
+        response = await site.api.client.post(
+            f"/api/tables/{TABLE}/rulings", json=body, headers=site.api.as_referee
+        )
+        assert response.status_code == 201, response.text
+
+    for seat in range(6):  # a news every 80 ms: each while the page reads or waits
+        await penalty(seat % 4)
+        await asyncio.sleep(0.08)
+    await session.wait_for_function(
+        '() => document.querySelectorAll(".grid-table.rulings tbody tr").length === 6',
+        timeout=5_000,
+    )
+    starts = await session.evaluate(
+        """(path) => performance.getEntriesByType("resource")
+          .filter((e) => new URL(e.name).pathname === path).map((e) => e.startTime)""",
+        path,
+    )
+    burst = starts[first:]
+    assert burst, starts  # the news was read
+    assert all(b - a >= 295 for a, b in itertools.pairwise(burst)), burst
     assert await chrome.reported() == []
 
 

@@ -107,6 +107,36 @@ export async function getAll(url, options) {
   return rows.reverse();
 }
 
+/**
+ * A page's "read the records anew" on news: at once when the page has been quiet, else
+ * once, `gap` ms after the last read began; never two reads at once. A burst of news (a
+ * hand's end, a ruling's revised records) costs at most two reads, and the first news
+ * shows without waiting out the gap. Returns `soon()`.
+ */
+export function reloader(read, gap) {
+  let last = -Infinity;
+  let timer = null;
+  let reading = false;
+  let wanted = false;
+  async function run() {
+    timer = null;
+    reading = true;
+    wanted = false;
+    last = performance.now();
+    try {
+      await read();
+    } finally {
+      reading = false;
+      if (wanted) soon();
+    }
+  }
+  function soon() {
+    if (reading) wanted = true; // what came meanwhile is read once this read is done
+    else if (timer === null) timer = setTimeout(run, Math.max(0, last + gap - performance.now()));
+  }
+  return soon;
+}
+
 export const BACKOFF_FIRST = 500; // ms
 export const BACKOFF_MAX = 10_000; // ms
 

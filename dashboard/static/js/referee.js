@@ -17,7 +17,7 @@
 // key), so several rows can be ruled at once without chasing ids; a decided violation
 // shows its ruling (who, when, why) and can be undone (kind "undo", naming the ruling).
 
-import { ApiError, LiveSocket, getAll, getJSON, postJSON, tokenStore, WINDS } from "./api.js";
+import { ApiError, LiveSocket, getAll, getJSON, postJSON, reloader, tokenStore, WINDS } from "./api.js";
 import { $, fill, h } from "./dom.js";
 import { dateTime, lang, t, windName } from "./i18n.js";
 import { ConnectionView, setupPage } from "./ui.js";
@@ -288,11 +288,7 @@ function take(list) {
   for (const k of [...selected]) if (!violations.has(k)) selected.delete(k);
 }
 
-let reloadTimer = null;
-function reloadSoon(ms = 400) {
-  clearTimeout(reloadTimer);
-  reloadTimer = setTimeout(loadAll, ms);
-}
+const reloadSoon = reloader(loadAll, 400);
 
 function showPending() {
   order = [...pending, ...order];
@@ -387,7 +383,7 @@ async function submitCorrection(event) {
   try {
     const created = await rule(table, formBody(form));
     say(true, () => t("ref.sent", { id: created.id }), "#correction-message");
-    reloadSoon(0);
+    reloadSoon();
   } catch (exc) {
     say(false, errorText(exc), "#correction-message");
   }

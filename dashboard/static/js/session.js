@@ -5,7 +5,7 @@
 // hidden); &hand=<hand no>&at=<boot_id>.<seq> opens that hand's stepper at that event.
 // Without an id: the list of sessions.
 
-import { ApiError, getAll, getJSON, LiveSocket } from "./api.js";
+import { ApiError, getAll, getJSON, LiveSocket, reloader } from "./api.js";
 import { dealerLabel, playerName, renderBoard } from "./board.js";
 import { $, fill, h, param } from "./dom.js";
 import { dateTime, lang, money, t, tileName, windName } from "./i18n.js";
@@ -524,11 +524,7 @@ document.addEventListener("keydown", (event) => {
 
 // --- start -----------------------------------------------------------------------------
 
-let reloadTimer = null;
-function reloadSoon() {
-  clearTimeout(reloadTimer);
-  reloadTimer = setTimeout(load, 600);
-}
+const reloadSoon = reloader(load, 300);
 
 let resizeTimer = null;
 window.addEventListener("resize", () => {
