@@ -51,7 +51,7 @@ from table_service.service.ownership import (
     played_recently,
     share_out,
 )
-from table_service.service.queues import next_or_done
+from table_service.service.queues import WakingQueue, next_or_done
 from table_service.service.relay import Relay
 from table_service.service.settings import ServeSettings
 from table_service.store import Applied, DuplicateEvent, InvalidEntry, Store
@@ -192,8 +192,8 @@ class Service:
         self.tables: dict[str, TableRunner] = {}
         self.ready = asyncio.Event()
         self.applied = 0  # entries stored (a counter for tests and the bench)
-        self._queue: asyncio.Queue[_Work] = asyncio.Queue()
-        self._outbox: asyncio.Queue[Outgoing] = asyncio.Queue(OUTBOX)
+        self._queue: WakingQueue[_Work] = WakingQueue()
+        self._outbox: WakingQueue[Outgoing] = WakingQueue(OUTBOX)
         self._window = PublishWindow(PUBLISH_WINDOW)
         self._consumer: Consumer | None = None
         self.ownership: Ownership = Ownership()

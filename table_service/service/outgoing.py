@@ -18,7 +18,7 @@ from collections import deque
 from typing import NamedTuple, Protocol
 
 from firmware_bridge.stopping import cancel_and_wait
-from table_service.service.queues import next_or_done
+from table_service.service.queues import WakingQueue, next_or_done
 
 
 class Outgoing(NamedTuple):
@@ -47,7 +47,7 @@ class PublishWindow:
         self.unsent: deque[Outgoing] = deque()
         self.published = 0  # acknowledged by the broker (or sent, at QoS 0)
 
-    async def run(self, client: Publisher, outbox: asyncio.Queue[Outgoing]) -> None:
+    async def run(self, client: Publisher, outbox: WakingQueue[Outgoing]) -> None:
         """Publish until the connection fails (the client's error is raised) or the task is
         cancelled; either way what was not acknowledged goes back to `unsent`, in order."""
         inflight: deque[tuple[Outgoing, asyncio.Task[None]]] = deque()

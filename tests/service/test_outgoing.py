@@ -13,6 +13,7 @@ import pytest
 
 from firmware_bridge.stopping import cancel_and_wait
 from table_service.service.outgoing import Outgoing, PublishWindow
+from table_service.service.queues import WakingQueue
 from table_sim.broker import OwnedBroker
 
 
@@ -59,7 +60,7 @@ def test_a_window_holds_at_least_one() -> None:
 async def test_many_await_the_broker_at_once_and_arrive_in_order(mqtt_url: str) -> None:
     host, port = host_port(mqtt_url)
     topic = f"window/{uuid.uuid4().hex[:8]}"
-    outbox: asyncio.Queue[Outgoing] = asyncio.Queue()
+    outbox: WakingQueue[Outgoing] = WakingQueue()
     sent = messages(topic, 1000)
     window = PublishWindow(64)
     async with aiomqtt.Client(host, port) as listener:
@@ -81,7 +82,7 @@ async def test_many_await_the_broker_at_once_and_arrive_in_order(mqtt_url: str) 
 async def test_a_window_of_one_publishes_one_at_a_time(mqtt_url: str) -> None:
     host, port = host_port(mqtt_url)
     topic = f"window/{uuid.uuid4().hex[:8]}"
-    outbox: asyncio.Queue[Outgoing] = asyncio.Queue()
+    outbox: WakingQueue[Outgoing] = WakingQueue()
     window = PublishWindow(1)
     async with aiomqtt.Client(host, port) as listener:
         await listener.subscribe(topic, qos=1)
@@ -101,7 +102,7 @@ async def test_what_a_lost_connection_left_unacknowledged_goes_first_on_the_next
 ) -> None:
     host, port = host_port(owned_broker.url)
     topic = f"window/{uuid.uuid4().hex[:8]}"
-    outbox: asyncio.Queue[Outgoing] = asyncio.Queue()
+    outbox: WakingQueue[Outgoing] = WakingQueue()
     window = PublishWindow(64)
     async with aiomqtt.Client(host, port) as client:
         running = asyncio.create_task(window.run(client, outbox))
