@@ -15,6 +15,7 @@ import hashlib
 import io
 import secrets
 import sqlite3
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
@@ -29,7 +30,18 @@ from alembic.config import Config
 from alembic.script import ScriptDirectory
 from alembic.util import CommandError
 from pydantic import ValidationError
-from sqlalchemy import Engine, Select, create_engine, event, func, inspect, or_, select, text
+from sqlalchemy import (
+    Connection,
+    Engine,
+    Select,
+    create_engine,
+    event,
+    func,
+    inspect,
+    or_,
+    select,
+    text,
+)
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import DisconnectionError, IntegrityError
 from sqlalchemy.orm import Session
@@ -282,6 +294,8 @@ class Store:
         self._writer = self.engine.execution_options(mjtable_write=True)
         # one statement alone is a transaction: no BEGIN and no COMMIT, each a round trip
         self._one_statement = self.engine.execution_options(isolation_level="AUTOCOMMIT")
+        self._held: tuple[Connection, float] | None = None  # the writer's, and when last used
+        self._holding = threading.Lock()
 
     @classmethod
     def for_data_dir(cls, path: str | Path) -> Store:
@@ -322,6 +336,10 @@ class Store:
 
     def close(self) -> None:
         """Release the connections."""
+        with self._holding:
+            if self._held is not None:
+                self._held[0].close()
+                self._held = None
         self.engine.dispose()
 
     @contextmanager
@@ -399,9 +417,47 @@ class Store:
     ) -> list[list[int]]:
         """Every table's events by one INSERT, committed by itself (all or none of it)."""
         rows = [log_rows(table, applied) for table, applied, _ in parts]
-        with self._one_statement.connect() as connection:
+        with self._held_connection() as connection:
             ids = iter(insert_log_rows(connection, [row for each in rows for row in each]))
         return [[next(ids) for _ in each] for each in rows]
+
+    @contextmanager
+    def _held_connection(self) -> Iterator[Connection]:
+        """An autocommit connection kept between one-statement batches while they come
+        steadily: taking one from the pool and giving it back (SQLAlchemy's checkout, its
+        isolation level set and reset) was a fifth of what a small batch cost the writer's
+        thread. Unused PING_IDLE seconds, it is pinged first (as the pool pings its own)
+        and replaced if dead; after an error it is closed, and the next batch takes
+        another. A second thread meanwhile takes one of its own from the pool."""
+        if not self._holding.acquire(blocking=False):
+            with self._one_statement.connect() as connection:
+                yield connection
+            return
+        try:
+            held, self._held = self._held, None
+            if held is None:
+                connection = self._one_statement.connect()
+            elif time.monotonic() - held[1] < PING_IDLE or self._answers(held[0]):
+                connection = held[0]
+            else:  # dead (a restart, an idle timeout): never back into the pool
+                held[0].invalidate()
+                held[0].close()
+                connection = self._one_statement.connect()
+            try:
+                yield connection
+            except BaseException:
+                connection.close()
+                raise
+            self._held = (connection, time.monotonic())
+        finally:
+            self._holding.release()
+
+    def _answers(self, connection: Connection) -> bool:
+        dbapi = connection.connection.dbapi_connection
+        try:
+            return dbapi is not None and bool(self.engine.dialect.do_ping(dbapi))
+        except Exception:
+            return False
 
     def _duplicate(self, table: str, applied: Sequence[Applied]) -> tuple[int, int] | None:
         keys = [(a.event.boot_id, a.event.seq) for a in applied if a.event is not None]

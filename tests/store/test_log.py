@@ -3,6 +3,8 @@ order, snapshots."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from sqlalchemy import func, select
 
@@ -263,3 +265,29 @@ def test_a_statement_prepared_on_the_server_gives_each_event_its_id(store: Store
         store.append_tables([("t2", applied("t2", 17, 18), None),
                              ("t1", applied("t1", 3, 17), None)])  # fmt: skip
     assert [e.event.seq for e in store.entries("t2") if e.event][-1] == 16
+
+
+def test_the_writers_kept_connection_lost_costs_one_batch_at_most(store: Store) -> None:
+    """The one-statement batches keep their connection while they come steadily. Killed
+    on the server (a restart, an idle timeout), it fails at most the batch that finds it
+    dead (the service's writer retries that one), and none at all once it has been idle
+    PING_IDLE seconds: it then goes back to the pool, whose checkout pings it."""
+    if store.engine.dialect.name != "postgresql":
+        pytest.skip("SQLite has no server and no one-statement batch")
+
+    def kill_the_kept_connection() -> None:
+        assert store._held is not None  # kept after a batch
+        pid = store._held[0].connection.dbapi_connection.info.backend_pid  # type: ignore[union-attr]
+        with store.engine.connect() as other:
+            assert other.scalar(select(func.pg_terminate_backend(pid)))
+
+    store.append_tables([("t1", applied("t1", 1), None)])
+    kill_the_kept_connection()
+    with pytest.raises(Exception, match=r"terminat|closed|connection"):
+        store.append_tables([("t1", applied("t1", 2), None)])
+    store.append_tables([("t1", applied("t1", 2), None)])  # the retry: a new connection
+    kill_the_kept_connection()
+    time.sleep(store_module.PING_IDLE + 0.1)  # quiet: the next batch does not fail
+    ids = store.append_tables([("t1", applied("t1", 3), None)])
+    assert [e.log_id for e in store.entries("t1")][-1] == ids[0][0]
+    assert [e.event.seq for e in store.entries("t1") if e.event] == [1, 2, 3]
