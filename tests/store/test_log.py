@@ -271,7 +271,7 @@ def test_the_writers_kept_connection_lost_costs_one_batch_at_most(store: Store) 
     """The one-statement batches keep their connection while they come steadily. Killed
     on the server (a restart, an idle timeout), it fails at most the batch that finds it
     dead (the service's writer retries that one), and none at all once it has been idle
-    PING_IDLE seconds: it then goes back to the pool, whose checkout pings it."""
+    PING_IDLE seconds: it is then pinged before use, and replaced."""
     if store.engine.dialect.name != "postgresql":
         pytest.skip("SQLite has no server and no one-statement batch")
 
