@@ -1058,10 +1058,24 @@ class Service:
         """The table's picture as the mirror has it now, on its retained MQTT topic and the
         WebSockets: one JSON text made once for both."""
         table = runner.table
-        text = json.dumps(runner.state(), separators=(",", ":"), ensure_ascii=False)
-        self._publish(self._topics(table).service_state, text, 1, True)
+        text = self._picture(runner)
         message = f'{{"type":"state","table":{json.dumps(table)},"state":{text}}}'
         self.hub.publish_text(table, "state", message)
+
+    def _picture(self, runner: TableRunner) -> str:
+        """The table's picture as JSON, published on its retained topic at QoS 0: the
+        newest picture makes every older one moot, so none is worth a PUBACK (one more wake
+        of the loop for every event); the one a lost connection may drop is sent again on
+        the next (`_show_all_again`)."""
+        text = json.dumps(runner.state(), separators=(",", ":"), ensure_ascii=False)
+        self._publish(self._topics(runner.table).service_state, text, 0, True)
+        return text
+
+    def _show_all_again(self) -> None:
+        """Every table's picture once more, for a new connection to the broker: a picture
+        at QoS 0 in flight when the last one broke may not have reached the broker."""
+        for runner in list(self.tables.values()):
+            self._picture(runner)
 
     def _announce(self, runner: TableRunner, records: list[Record], shown: bool = False) -> None:
         """After a commit: publish what was concluded, then the picture (unless `shown`
@@ -1142,6 +1156,7 @@ class Service:
                     await client.publish(availability, said, qos=1, retain=True)
                     await client.subscribe(every.availability, qos=1)
                     await client.subscribe(every.link, qos=1)
+                    self._show_all_again()
                     self._relaying = False  # a new session has no subscription of old
                     self.relay.forget()
                     reader = asyncio.create_task(self._read_bridges(client))
