@@ -30,6 +30,7 @@ from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from firmware_bridge.messages import Event, Topics, service_availability
 from firmware_bridge.stopping import cancel_and_wait, last_words, stopping
 from table_service.live.consumer import Consumer, Gap
+from table_service.live.intake_socket import BufferedClient
 from table_service.live.order import SuspectBoot
 from table_service.mirror.fold import fold
 from table_service.mirror.mirror import TableMirror
@@ -1140,7 +1141,7 @@ class Service:
         will = aiomqtt.Will(availability, "offline", qos=1, retain=True)
         while True:
             try:
-                async with aiomqtt.Client(
+                async with BufferedClient(  # aiomqtt's, written in bursts
                     host,
                     port,
                     identifier=self._client_id("out"),
@@ -1159,17 +1160,23 @@ class Service:
                     self._show_all_again()
                     self._relaying = False  # a new session has no subscription of old
                     self.relay.forget()
+                    publishing = asyncio.create_task(self._window.run(client, self._outbox))
                     reader = asyncio.create_task(self._read_bridges(client))
                     relaying = asyncio.create_task(self._relay_while_watched(client))
-                    try:
-                        await self._window.run(client, self._outbox)
+                    try:  # the first to hear the connection lost ends it: the reader does
+                        # while nothing is published (and the pictures must go again)
+                        tasks = {publishing, reader, relaying}
+                        done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+                        for task in done:
+                            task.result()  # re-raises the MqttError that ended the connection
                     finally:
+                        publishing.cancel()  # what it has in flight goes back to `unsent`
                         if stopping():  # a clean stop; a lost connection leaves the Will
                             offline = client.publish(
                                 availability, "offline", qos=1, retain=True, timeout=2
                             )
                             await last_words(offline)
-                        await cancel_and_wait([reader, relaying])
+                        await cancel_and_wait([publishing, reader, relaying])
             except aiomqtt.MqttError as exc:
                 self._client = None
                 log.warning("mqtt: %s; retrying", exc)

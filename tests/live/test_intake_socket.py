@@ -137,3 +137,27 @@ async def test_what_the_buffered_client_publishes_arrives(mqtt_url: str) -> None
                 if len(got) == 50:
                     break
     assert got == [f"m{i}".encode() for i in range(50)]
+
+
+async def test_a_burst_larger_than_the_socket_takes_goes_out_whole_and_in_order(
+    mqtt_url: str,
+) -> None:
+    """Writes go at the end of the loop's turn without watching the socket; one the socket
+    cannot take at once waits for room (the socket watched then) and goes on in order."""
+    host, port = host_port(mqtt_url)
+    topic = f"out/{uuid.uuid4().hex[:8]}"
+    sent = [bytes([65 + i % 26]) * 50_000 for i in range(40)]  # 2 MB, past the small buffer
+    got: list[bytes] = []
+    async with aiomqtt.Client(host, port) as listener:
+        await listener.subscribe(topic, qos=0)
+        async with BufferedClient(host, port) as client:
+            sock = client._client.socket()
+            assert sock is not None
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)  # full at once
+            await asyncio.gather(*(client.publish(topic, p, qos=0) for p in sent))
+            async with asyncio.timeout(30):
+                async for message in listener.messages:
+                    got.append(bytes(message.payload))  # type: ignore[arg-type]
+                    if len(got) == len(sent):
+                        break
+    assert got == sent
