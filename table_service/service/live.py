@@ -1065,9 +1065,9 @@ class Service:
 
     def _picture(self, runner: TableRunner) -> str:
         """The table's picture as JSON, published on its retained topic at QoS 0: the
-        newest picture makes every older one moot, so none is worth a PUBACK (one more wake
-        of the loop for every event); the one a lost connection may drop is sent again on
-        the next (`_show_all_again`)."""
+        newest picture makes every older one moot, so none is worth a PUBACK (a packet to
+        read and a future to settle for every event); the one a lost connection may drop
+        is sent again on the next (`_show_all_again`)."""
         text = json.dumps(runner.state(), separators=(",", ":"), ensure_ascii=False)
         self._publish(self._topics(runner.table).service_state, text, 0, True)
         return text

@@ -85,9 +85,10 @@ async def test_mjtable_serve_stopped_by_sigterm_says_offline(
 async def test_each_picture_is_sent_again_on_a_new_connection(
     owned_broker: OwnedBroker, store_url: str
 ) -> None:
-    """Pictures go at QoS 0 (no PUBACK, no wake of the loop for each), so one in flight when
-    the connection broke may never reach the broker: the service sends every table's
-    picture again when it connects anew, though no event comes."""
+    """Pictures go at QoS 0 (no PUBACK for each), so one in flight when the connection
+    broke may never reach the broker: the service sends every table's picture again when
+    it connects anew, though no event comes (and though nothing else is published: the
+    reader of its connection notices the loss too)."""
     url, base = owned_broker.url, f"svc-{uuid.uuid4().hex[:8]}"
     picture = f"{base}/t1/service/state"
     events = retable(record_game(3, 1)[0].events, "t1")[:30]
