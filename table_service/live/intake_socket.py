@@ -112,8 +112,10 @@ class BufferedClient(aiomqtt.Client):
         `call_soon_threadsafe`, then a turn of the loop for the socket's readiness and two
         `epoll_ctl` calls, for each PUBACK and each publish): 5 % of the loop's CPU at 100
         events/s. (paho calls this from the executor thread while it connects: from
-        there the write is handed over.)"""
-        fileno, buffered = sock.fileno(), sock
+        there the write is handed over.) After each write this alone decides whether the
+        socket stays watched: aiomqtt's unwatching when paho's queue empties is undone
+        here while the buffer still holds bytes."""
+        fileno, buffered = sock.fileno(), sock  # (`buffered`: mypy narrows `sock` below)
 
         def write() -> None:
             if client.socket() is not buffered:
@@ -136,11 +138,3 @@ class BufferedClient(aiomqtt.Client):
             self._loop.call_soon(write)
         else:
             self._loop.call_soon_threadsafe(write)
-
-    def _on_socket_unregister_write(self, client: mqtt.Client, userdata: Any, sock: Any) -> None:
-        """paho has nothing more to write: stop watching the socket unless bytes are
-        still unsent (the writer callback stops once they are out) or it is closing."""
-        closing = client.socket() is None
-        if isinstance(sock, BufferedSocket) and sock.unsent and not closing:
-            return
-        self._loop.remove_writer(sock.fileno())

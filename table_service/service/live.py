@@ -1075,7 +1075,7 @@ class Service:
     def _show_all_again(self) -> None:
         """Every table's picture once more, for a new connection to the broker: a picture
         at QoS 0 in flight when the last one broke may not have reached the broker."""
-        for runner in list(self.tables.values()):
+        for runner in self.tables.values():
             self._picture(runner)
 
     def _announce(self, runner: TableRunner, records: list[Record], shown: bool = False) -> None:
