@@ -516,7 +516,7 @@ class Service:
         while True:
             if self._storing is not None and self._storing.task.done():
                 await self._settle()
-            gathering = self._gathering()
+            gathering = self._gathering(pending)
             if self._storing is None and pending and gathering <= 0:
                 await self._flush(pending, wait=False)
             self._in_hand = sum(len(items) for items in pending.values())
@@ -549,24 +549,29 @@ class Service:
         """More WebSockets watch than a picture may go out to before its commit."""
         return self.hub.listeners > SHOW_EARLY_UP_TO
 
-    def _gathering(self) -> float:
+    def _gathering(self, pending: dict[str, list[tuple[Applied, _Work]]]) -> float:
         """Seconds the next transaction waits for more entries to join it: none begins
         within `store_gather` of the one before (each costs about the same whatever it
-        holds). None waits while a crowd watches: every picture then waits for its commit."""
-        if self._crowd_watching():
+        holds) while what waits is already out (its picture and the LEDs, `_show_early`).
+        None waits for what waits on its commit: a hand's records or a violation, and every
+        picture while a crowd watches."""
+        if self._crowd_watching() or any(
+            applied.records for items in pending.values() for applied, _ in items
+        ):
             return 0.0
         return self._began + self.settings.store_gather - time.monotonic()
 
     async def _show_early(
         self, pending: dict[str, list[tuple[Applied, _Work]]], tables: set[str]
     ) -> None:
-        """The picture of each of `tables` before its commit, when what it has waiting
-        concluded nothing (most do) and few watch: it is the tiles as they lie, which the
-        bridges' outboxes hold until stored, and it saves each watcher the commit's
-        milliseconds (and those of the commit under way). What is concluded (a hand, a
-        violation) waits for the commit, its picture after it; and so does every picture
-        while a crowd watches: 500 senders busy during the commit took the GIL from it, and
-        the storing of every table fell ten times behind."""
+        """The picture of each of `tables` before its commit, and its seat LEDs, when what
+        it has waiting concluded nothing (most do) and few watch: it is the tiles as they
+        lie, which the bridges' outboxes hold until stored, and it saves each watcher and
+        player the commit's milliseconds (and those of the gathering and the commit under
+        way). What is concluded (a hand, a violation) waits for the commit, its picture
+        after it; and so does every picture while a crowd watches: 500 senders busy during
+        the commit took the GIL from it, and the storing of every table fell ten times
+        behind."""
         if self._crowd_watching():
             return
         shown = [
@@ -578,6 +583,7 @@ class Service:
         ]
         async for runner in taking_turns(shown):
             self._show(runner)
+            self._drive(runner, [])
             self._early.add(runner.table)
 
     async def _take(self, work: _Work, pending: dict[str, list[tuple[Applied, _Work]]]) -> None:
@@ -1093,6 +1099,11 @@ class Service:
             self.hub.publish_text(table, record.type, message)
         if not shown:
             self._show(runner)
+        self._drive(runner, records)
+
+    def _drive(self, runner: TableRunner, records: list[Record]) -> None:
+        """The table's seat LEDs where they changed, and an alert for each of `records`
+        the public may hear of (`drive_table`)."""
         if not self.settings.drive_table:
             return
         modes = seat_modes(runner.mirror.hand)
@@ -1100,8 +1111,9 @@ class Service:
             [r for r in records if not withheld(r)]
         )
         runner.leds = modes
+        topic = self._topics(runner.table).set
         for command in commands:
-            self._publish(topics.set, json.dumps(command), 1, False)
+            self._publish(topic, json.dumps(command), 1, False)
 
     def _topics(self, table: str) -> Topics:
         """The table's topics (the one map the bridge builds its own from)."""

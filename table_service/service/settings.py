@@ -73,13 +73,14 @@ class ServeSettings(BrokerSettings):
         "everything once, finding any garbage cycle among them, in one longer pause)",
     )
     store_gather: float = Field(
-        0.02,
+        0.1,
         ge=0,
         le=1,
         description="seconds after a transaction began that the next one waits for more "
         "entries: fewer, larger transactions (each costs about the same whatever it holds). "
-        "A picture goes out before its commit while few watch, so only the hands' records, "
-        "the violations and the table's LEDs wait; with a crowd watching nothing waits",
+        "Nobody waits for it: the pictures (while few watch) and the seat LEDs go out before "
+        "the commit, and a hand's records or a violation, which wait for theirs, start the "
+        "next transaction at once, as everything does while a crowd watches",
     )
     event_loop: Literal["uvloop", "asyncio"] = Field(
         "uvloop",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import threading
 import time
@@ -16,6 +17,7 @@ import pytest
 from firmware_bridge.messages import Event
 from table_service.service.hub import Hub
 from table_service.service.live import SHOW_EARLY_UP_TO, Service, _Work
+from table_service.service.outgoing import Outgoing
 from table_service.service.settings import ServeSettings
 from table_service.store import Applied, Store
 from table_sim.recording import record_game
@@ -216,4 +218,68 @@ async def test_entries_gather_into_one_transaction_while_their_pictures_go_out_a
         assert shown and all('"type":"state"' in text for text in shown)
     assert len(committed) == transactions
     assert [seq for seqs in committed for seq in seqs] == [e.seq for e in events[1:]]
+    assert stored_seqs(store, "t1") == [e.seq for e in events]
+
+
+def concluding(after: Event) -> Event:
+    """An event right after `after` that concludes something: a discard during the deal
+    (an `impossible` fault, a record the public waits on)."""
+    body = {"kind": "tile_discarded", "seat": 0, "tile": 5}
+    return Event.model_validate(after.model_dump() | {"seq": after.seq + 1, "body": body})
+
+
+async def test_an_entry_that_concludes_something_is_stored_at_once_with_what_gathered(
+    writer: tuple[Service, Store], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What gathers is out already (its picture, its LEDs); what concludes something (a
+    hand's records, a violation, a fault) waits for its commit, so it does not wait for
+    the gathering: it starts the transaction at once, taking what gathered before it."""
+    service, store = writer
+    events = first_events("t1", 7)
+    for event in events[:6]:
+        service._queue.put_nowait(_Work("t1", "event", event=event))
+    await drained(service)
+    monkeypatch.setattr(service.settings, "store_gather", 0.8)
+    committed = note_commits(store, monkeypatch)
+    service._began = time.monotonic()  # a transaction began just now
+    service._queue.put_nowait(_Work("t1", "event", event=events[6]))
+    await asyncio.sleep(0.2)
+    assert committed == []  # a plain draw gathers
+    bad = concluding(events[6])
+    began = time.monotonic()
+    service._queue.put_nowait(_Work("t1", "event", event=bad))
+    await drained(service)
+    assert time.monotonic() - began < 0.4  # not the 0.6 s left of the gathering
+    assert committed == [[events[6].seq, bad.seq]]
+
+
+def led_commands_sent(service: Service) -> list[dict[str, Any]]:
+    """The commands to t1's table taken from the service's outbox (its MQTT client's)."""
+    sent: list[Outgoing] = []
+    while not service._outbox.empty():
+        sent.append(service._outbox.get_nowait())
+    return [json.loads(o.payload) for o in sent if o.topic == service._topics("t1").set]
+
+
+async def test_the_seat_leds_go_out_before_the_commit(
+    writer: tuple[Service, Store], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The seat LEDs are the tiles as they lie, like the picture: a player sees whose move
+    it is without waiting for the gathering or the commit."""
+    service, store = writer
+    monkeypatch.setattr(service.settings, "drive_table", True)
+    events = first_events("t1", 135)  # the 135th is the dealer's first draw: a turn LED
+    for event in events[:133]:
+        service._queue.put_nowait(_Work("t1", "event", event=event))
+    await drained(service)
+    assert led_commands_sent(service) == []  # dealing: every seat's LED off
+    gate, committed = await hold_commits(service, store, events[133], monkeypatch)
+    service._queue.put_nowait(_Work("t1", "event", event=events[134]))
+    await asyncio.sleep(0.3)  # applied; its transaction held open
+    sent = led_commands_sent(service)
+    assert committed == []
+    assert sent == [{"command": "seat_led", "seat": events[134].body.seat, "mode": "turn"}]
+    gate.set()
+    await drained(service)
+    assert led_commands_sent(service) == []  # not sent again after the commit
     assert stored_seqs(store, "t1") == [e.seq for e in events]
