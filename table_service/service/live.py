@@ -555,9 +555,7 @@ class Service:
         holds) while what waits is already out (its picture and the LEDs, `_show_early`).
         None waits for what waits on its commit: a hand's records or a violation, and every
         picture while a crowd watches."""
-        if self._crowd_watching() or any(
-            applied.records for items in pending.values() for applied, _ in items
-        ):
+        if self._crowd_watching() or any(map(concluded, pending.values())):
             return 0.0
         return self._began + self.settings.store_gather - time.monotonic()
 
@@ -578,7 +576,7 @@ class Service:
             runner
             for table in sorted(tables)
             if (items := pending.get(table))
-            and not any(applied.records for applied, _ in items)
+            and not concluded(items)
             and (runner := self.tables.get(table)) is not None
         ]
         async for runner in taking_turns(shown):
@@ -1255,6 +1253,12 @@ async def taking_turns(items: Iterable[T], every: int = SHOWS_PER_TURN) -> Async
         if done % every == 0:
             await asyncio.sleep(0)
         yield item
+
+
+def concluded(items: list[tuple[Applied, _Work]]) -> bool:
+    """Whether a table's entries waiting to be stored concluded anything (a hand's records,
+    a violation, a fault): what the public hears of only after their commit."""
+    return any(applied.records for applied, _ in items)
 
 
 def between_hands(mirror: TableMirror) -> bool:
