@@ -113,6 +113,7 @@ def figures(
                 per_commit = round((cpu_at[i + 1]["stored"] - cpu_at[i]["stored"]) / xacts, 2)
         pub_p50, pub_p99 = percentile(pub, 0.5), percentile(pub, 0.99)
         loop_over, loop_gc, loop_max, full_gcs, gc_mean, gc_max = (None,) * 6
+        collecting: float | None = None
         if i + 1 < len(loops_at) and loops_at[i] and loops_at[i + 1]:
             a, b = loops_at[i], loops_at[i + 1]
             assert a is not None and b is not None
@@ -123,6 +124,9 @@ def figures(
             if full_gcs:
                 gc_mean = round((b["gc"]["2"]["total_ms"] - a["gc"]["2"]["total_ms"]) / full_gcs, 1)
             gc_max = b["gc"]["2"]["max_ms"]  # since the service started
+            # every generation's collections together, ms a second of the step
+            collected = sum(b["gc"][g]["total_ms"] - a["gc"][g]["total_ms"] for g in b["gc"])
+            collecting = round(collected / (end - start), 2)
         out_steps.append(
             {
                 "target": rate,
@@ -156,6 +160,7 @@ def figures(
                 "full_collections": full_gcs,
                 "full_collection_mean_ms": gc_mean,
                 "full_collection_max_ms": gc_max,
+                "collector_ms_a_second": collecting,
                 "hand_p50_ms": ms(percentile(rec, 0.5)),
                 "hand_p99_ms": ms(percentile(rec, 0.99)),
                 "hands": len(rec),
@@ -302,7 +307,7 @@ def report(result: dict[str, Any]) -> None:
     head = (
         f"{'target':>6} {'held/offered':>12} {'held/publ.':>10} | {'ws - pub p50':>12} {'p99':>7} |"
         f" {'loop pauses > 10 ms':>19} {'gc/loop/core/blocked':>20} {'longest (last minute)':>21} |"
-        f" {'full GCs':>8} {'mean':>6} {'longest (all run)':>17}"
+        f" {'full GCs':>8} {'mean':>6} {'longest (all run)':>17} {'all GCs ms/s':>12}"
     )
     ruled(head)
     for s in result["steps"]:
@@ -315,6 +320,7 @@ def report(result: dict[str, Any]) -> None:
             f" {fmt(s['loop_pause_max_ms'], '.1f'):>21} |"
             f" {fmt(s['full_collections'], 'd'):>8} {fmt(s['full_collection_mean_ms'], '.1f'):>6}"
             f" {fmt(s['full_collection_max_ms'], '.1f'):>17}"
+            f" {fmt(s['collector_ms_a_second'], '.2f'):>12}"
         )
     head = (
         f"{'target':>6} | {'service':>7} {'(loop':>5} {'threads)':>8} {'load':>5} {'probe':>5}"

@@ -118,6 +118,7 @@ async def running_service(settings: ServeSettings) -> AsyncIterator[ServiceParts
 
     from dashboard import STATIC
     from table_service.service.api import create_app
+    from table_service.service.http_server import QuietServer
     from table_service.service.live import Service
     from table_service.store import Store
 
@@ -141,7 +142,7 @@ async def running_service(settings: ServeSettings) -> AsyncIterator[ServiceParts
         lifespan="off",
         log_config=None,  # its lines through the root handler's LogOnce
     )
-    server = uvicorn.Server(config)
+    server = QuietServer(config)
     # uvicorn (0.29+) catches SIGINT/SIGTERM while it serves: `serve()` ends, and the
     # service then stops as on any end of the server (its tables handed on, the store closed)
     running = asyncio.create_task(service.run())
@@ -163,7 +164,7 @@ async def running_service(settings: ServeSettings) -> AsyncIterator[ServiceParts
         if http is not None and not running.done():  # started: its tables go on to the others
             with contextlib.suppress(Exception, asyncio.CancelledError):  # stop regardless
                 await service.leave(settings.leave_wait)
-        server.should_exit = True
+        server.stop()
         if http is not None:
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(asyncio.shield(http), 5)

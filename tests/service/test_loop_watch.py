@@ -104,3 +104,18 @@ async def test_a_quiet_loop_is_ticked_less_often_and_a_working_one_every_5_ms() 
     finally:
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
+
+
+def test_the_last_minutes_longest_pause_is_kept_by_the_second() -> None:
+    """The health reads it every second: a thousand small pauses in one second leave one
+    entry to look through, not a thousand."""
+    watch = LoopWatch()
+    for i in range(1000):
+        watch.note(100.0 + i / 1000, 7.0 if i == 500 else 2.0)
+    assert len(watch._recent) == 1
+    assert watch.pauses().last_minute_max_ms == 7.0
+    watch.note(130.2, 3.0)
+    assert watch.pauses().last_minute_max_ms == 7.0
+    watch.note(161.5, 0.5)  # a minute on: the second 100's pauses forgotten
+    assert watch.pauses().last_minute_max_ms == 3.0
+    assert watch.max_ms == 7.0
