@@ -3,7 +3,8 @@ waits behind the piece of work that holds it (a garbage collection, a long fold)
 
 A tick every `TICK` seconds measures how late it woke; the lateness is a pause. While
 the loop does nothing else the tick doubles, up to `QUIET_TICK`: a wake of an idle
-process costs about 0.1 ms of CPU on a virtual machine, 200 of them a second were most
+process costs 0.1 ms of CPU or more on a virtual machine (more the longer it slept:
+0.3–0.8 ms after 40 ms on some), 200 of them a second were most
 of what an idle service paid, and at a club's pace (50 tables, 33 events/s) stretching
 them saves about a tenth of the service's CPU. A pause longer than `QUIET_TICK` is
 always seen; one after a quiet spell is seen late by up to the tick it began in, which
