@@ -43,10 +43,12 @@ def fmt(value: float | None, spec: str) -> str:
 
 
 def causes(by_cause: dict[str, int] | None) -> str:
-    """The pauses over 10 ms by cause, as collector/loop/core/blocked (loop_watch.py)."""
+    """The pauses over 10 ms by cause, as collector/loop/core/thread/blocked (loop_watch.py;
+    a service before the thread was told apart counts it in blocked)."""
     if not by_cause:
         return "-"
-    return "/".join(str(by_cause.get(c, 0)) for c in ("collector", "loop", "core", "blocked"))
+    kinds = ("collector", "loop", "core", "thread", "blocked")
+    return "/".join(str(by_cause.get(c, 0)) for c in kinds)
 
 
 def show_ms(value: float | None, raw: float) -> str:
@@ -306,7 +308,8 @@ def report(result: dict[str, Any]) -> None:
     print("\nThe service's own share (the aim: <= 5 ms at p50, <= 10 ms at p99)")
     head = (
         f"{'target':>6} {'held/offered':>12} {'held/publ.':>10} | {'ws - pub p50':>12} {'p99':>7} |"
-        f" {'loop pauses > 10 ms':>19} {'gc/loop/core/blocked':>20} {'longest (last minute)':>21} |"
+        f" {'loop pauses > 10 ms':>19} {'gc/loop/core/thread/blocked':>28}"
+        f" {'longest (last minute)':>21} |"
         f" {'full GCs':>8} {'mean':>6} {'longest (all run)':>17} {'all GCs ms/s':>12}"
     )
     ruled(head)
@@ -316,7 +319,7 @@ def report(result: dict[str, Any]) -> None:
             f" {fmt(s['held_of_published'], '.3f'):>10} |"
             f" {fmt(s['service_p50_ms'], '.1f'):>12} {fmt(s['service_p99_ms'], '.1f'):>7} |"
             f" {fmt(s['loop_pauses_over_10ms'], 'd'):>19}"
-            f" {causes(s['loop_pauses_over_10ms_by_cause']):>20}"
+            f" {causes(s['loop_pauses_over_10ms_by_cause']):>28}"
             f" {fmt(s['loop_pause_max_ms'], '.1f'):>21} |"
             f" {fmt(s['full_collections'], 'd'):>8} {fmt(s['full_collection_mean_ms'], '.1f'):>6}"
             f" {fmt(s['full_collection_max_ms'], '.1f'):>17}"

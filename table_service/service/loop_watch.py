@@ -16,8 +16,9 @@ them the garbage collector's own runs by generation, the usual cause of a long o
 Each pause over 10 ms is also put down to what took most of it, so a long pause says
 where to look: the collector (its callbacks time it), the loop's own work (the thread's
 CPU time), waiting for a core while the machine is busy (the kernel's run-queue delay
-of the thread, Linux's /proc/thread-self/schedstat), or else blocked: waiting for another
-thread of the process to give up the GIL, or in a blocking call.
+of the thread, Linux's /proc/thread-self/schedstat), or else waiting off a core: while
+another thread of the process ran (the process's CPU time less the loop's), most likely
+for the GIL it held, or while none did, in a blocking call.
 """
 
 from __future__ import annotations
@@ -43,8 +44,8 @@ CAUSE_OVER_MS: Final = 10  # pauses longer than this are put down to a cause
 MINUTE: Final = 60.0
 SCHEDSTAT: Final = "/proc/thread-self/schedstat"  # ns on a core, ns waiting for one, slices
 
-Cause = Literal["collector", "loop", "core", "blocked"]
-CAUSES: Final[tuple[Cause, ...]] = ("collector", "loop", "core", "blocked")
+Cause = Literal["collector", "loop", "core", "thread", "blocked"]
+CAUSES: Final[tuple[Cause, ...]] = ("collector", "loop", "core", "thread", "blocked")
 
 
 class Collections(BaseModel):
@@ -67,7 +68,8 @@ class LoopPauses(BaseModel):
         default_factory=dict,
         description="the pauses over 10 ms by what took most of each: 'collector' (garbage "
         "collection), 'loop' (the loop's own work), 'core' (waiting for a CPU core: the "
-        "machine busy), 'blocked' (waiting for another thread's GIL, or a blocking call)",
+        "machine busy), 'thread' (waiting while another of the service's threads ran: most "
+        "likely for the GIL it held), 'blocked' (waiting while none ran: a blocking call)",
     )
     gc: dict[str, Collections] = Field(
         default_factory=dict,
@@ -75,14 +77,23 @@ class LoopPauses(BaseModel):
     )
 
 
-def cause_of(pause_ms: float, collecting_ms: float, working_ms: float, queued_ms: float) -> Cause:
+def cause_of(
+    pause_ms: float,
+    collecting_ms: float,
+    working_ms: float,
+    queued_ms: float,
+    others_ms: float = 0.0,
+) -> Cause:
     """What took most of a pause: the collector's time counts apart from the loop's own CPU
-    time (which includes it), and what is neither on a core nor waiting for one is blocked."""
+    time (which includes it); of the time neither on a core nor waiting for one, as much
+    as the process's other threads ran is put down to them, and the rest is blocked."""
+    waiting = max(0.0, pause_ms - working_ms - queued_ms)
     shares: dict[Cause, float] = {
         "collector": collecting_ms,
         "loop": max(0.0, working_ms - collecting_ms),
         "core": queued_ms,
-        "blocked": max(0.0, pause_ms - working_ms - queued_ms),
+        "thread": min(waiting, max(0.0, others_ms)),
+        "blocked": waiting - min(waiting, max(0.0, others_ms)),
     }
     return max(CAUSES, key=lambda cause: shares[cause])
 
@@ -149,7 +160,7 @@ class LoopWatch:
         loop = asyncio.get_running_loop()
         gc.callbacks.append(self._collected)
         self._queued = RunQueue()  # opened here: the loop's own thread
-        self._arm(loop, time.perf_counter(), time.thread_time())
+        self._arm(loop, time.perf_counter(), time.thread_time(), time.process_time())
         try:
             await loop.create_future()  # never done: the ticks run until this is cancelled
         finally:
@@ -157,13 +168,14 @@ class LoopWatch:
             gc.callbacks.remove(self._collected)
             self._queued.close()
 
-    def _arm(self, loop: asyncio.AbstractEventLoop, now: float, cpu: float) -> None:
-        self._since, self._cpu, self._collected_at = now, cpu, self.collected_ms
+    def _arm(self, loop: asyncio.AbstractEventLoop, now: float, cpu: float, process: float) -> None:
+        self._since, self._cpu, self._process = now, cpu, process
+        self._collected_at = self.collected_ms
         self._waited = self._queued()
         self._handle = loop.call_later(self.tick, self._tick, loop)
 
     def _tick(self, loop: asyncio.AbstractEventLoop) -> None:
-        now, cpu = time.perf_counter(), time.thread_time()
+        now, cpu, process = time.perf_counter(), time.thread_time(), time.process_time()
         try:
             self.ticks += 1
             pause = max(0.0, (now - self._since - self.tick) * 1000)
@@ -174,12 +186,13 @@ class LoopWatch:
                     self.collected_ms - self._collected_at,
                     (cpu - self._cpu) * 1000,
                     self._queued() - self._waited,
+                    ((process - self._process) - (cpu - self._cpu)) * 1000,
                 )
             self.note(now, pause, cause)
             quiet = cpu - self._cpu < QUIET_CPU and pause < 1.0
             self.tick = min(self.tick * 2, QUIET_TICK) if quiet else TICK
         finally:
-            self._arm(loop, now, cpu)
+            self._arm(loop, now, cpu, process)
 
 
 class RunQueue:

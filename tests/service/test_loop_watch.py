@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import sys
+import threading
 import time
 
 from table_service.service.loop_watch import TICK, LoopWatch, RunQueue, cause_of
@@ -15,14 +17,16 @@ def test_each_pause_over_10_ms_is_put_down_to_what_took_most_of_it() -> None:
     assert cause_of(30, 20, 25, 0) == "collector"
     assert cause_of(30, 5, 28, 0) == "loop"  # its own work, the collection apart
     assert cause_of(30, 0, 2, 25) == "core"  # runnable, the machine busy
-    assert cause_of(30, 0, 2, 3) == "blocked"  # neither: another thread's GIL
+    assert cause_of(30, 0, 2, 3, 20) == "thread"  # off a core while another thread ran
+    assert cause_of(30, 0, 2, 3) == "blocked"  # off a core, no other thread running
+    assert cause_of(30, 0, 2, 3, 5) == "blocked"  # another ran a little: most of it blocked
     watch = LoopWatch()
     watch.note(1.0, 30.0, "collector")
     watch.note(2.0, 12.0, "blocked")
     watch.note(3.0, 8.0, "loop")  # under 10 ms: no cause counted
     pauses = watch.pauses()
     assert pauses.over_ms == {"10": 2, "25": 1, "50": 0, "100": 0}
-    assert pauses.causes == {"collector": 1, "loop": 0, "core": 0, "blocked": 1}
+    assert pauses.causes == {"collector": 1, "loop": 0, "core": 0, "thread": 0, "blocked": 1}
     assert pauses.max_ms == 30.0
 
 
@@ -46,6 +50,32 @@ async def test_a_blocked_loop_and_a_busy_loop_are_told_apart() -> None:
         await asyncio.gather(task, return_exceptions=True)
     assert blocked["blocked"] == 1 and sum(blocked.values()) == 1
     assert busy["loop"] == 1 and sum(busy.values()) == 2
+
+
+async def test_a_loop_kept_waiting_by_another_thread_holding_the_gil_is_told_apart() -> None:
+    """A thread computing in Python holds the GIL for the switch interval: the loop waits
+    off a core while that thread runs, which is put down to 'thread', not 'blocked'."""
+    watch = LoopWatch()
+    task = asyncio.create_task(watch.run())
+    interval = sys.getswitchinterval()
+
+    def compute(seconds: float) -> None:
+        end = time.thread_time() + seconds
+        while time.thread_time() < end:
+            pass
+
+    try:
+        await asyncio.sleep(0.02)
+        sys.setswitchinterval(0.2)  # the thread keeps the GIL as long as it computes
+        worker = threading.Thread(target=compute, args=(0.08,))
+        worker.start()
+        await asyncio.to_thread(worker.join)
+        await asyncio.sleep(0.02)
+    finally:
+        sys.setswitchinterval(interval)
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+    assert watch.pauses().causes["thread"] >= 1
 
 
 def test_the_run_queue_wait_of_this_thread_is_read() -> None:
