@@ -7,6 +7,7 @@ from typing import Any
 from bench.service.config import CLUB_RATE, OTHER_NOTE, P99_AIM_MS, SLOPE_SHARE
 from bench.service.probe import Probe
 from mjtable.commands import bench_cells as cells
+from table_service.service.loop_watch import CAUSES
 
 # --- figures ------------------------------------------------------------------------------
 
@@ -43,12 +44,11 @@ def fmt(value: float | None, spec: str) -> str:
 
 
 def causes(by_cause: dict[str, int] | None) -> str:
-    """The pauses over 10 ms by cause, as collector/loop/core/thread/blocked (loop_watch.py;
-    a service before the thread was told apart counts it in blocked)."""
+    """The pauses over 10 ms by cause, in the loop watch's order (a service from before
+    'thread' was told apart counts it in blocked)."""
     if not by_cause:
         return "-"
-    kinds = ("collector", "loop", "core", "thread", "blocked")
-    return "/".join(str(by_cause.get(c, 0)) for c in kinds)
+    return "/".join(str(by_cause.get(c, 0)) for c in CAUSES)
 
 
 def show_ms(value: float | None, raw: float) -> str:
@@ -308,7 +308,7 @@ def report(result: dict[str, Any]) -> None:
     print("\nThe service's own share (the aim: <= 5 ms at p50, <= 10 ms at p99)")
     head = (
         f"{'target':>6} {'held/offered':>12} {'held/publ.':>10} | {'ws - pub p50':>12} {'p99':>7} |"
-        f" {'loop pauses > 10 ms':>19} {'gc/loop/core/thread/blocked':>28}"
+        f" {'loop pauses > 10 ms':>19} {'/'.join(CAUSES):>34}"
         f" {'longest (last minute)':>21} |"
         f" {'full GCs':>8} {'mean':>6} {'longest (all run)':>17} {'all GCs ms/s':>12}"
     )
@@ -319,7 +319,7 @@ def report(result: dict[str, Any]) -> None:
             f" {fmt(s['held_of_published'], '.3f'):>10} |"
             f" {fmt(s['service_p50_ms'], '.1f'):>12} {fmt(s['service_p99_ms'], '.1f'):>7} |"
             f" {fmt(s['loop_pauses_over_10ms'], 'd'):>19}"
-            f" {causes(s['loop_pauses_over_10ms_by_cause']):>28}"
+            f" {causes(s['loop_pauses_over_10ms_by_cause']):>34}"
             f" {fmt(s['loop_pause_max_ms'], '.1f'):>21} |"
             f" {fmt(s['full_collections'], 'd'):>8} {fmt(s['full_collection_mean_ms'], '.1f'):>6}"
             f" {fmt(s['full_collection_max_ms'], '.1f'):>17}"

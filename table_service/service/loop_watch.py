@@ -88,12 +88,13 @@ def cause_of(
     time (which includes it); of the time neither on a core nor waiting for one, as much
     as the process's other threads ran is put down to them, and the rest is blocked."""
     waiting = max(0.0, pause_ms - working_ms - queued_ms)
+    others = min(waiting, max(0.0, others_ms))
     shares: dict[Cause, float] = {
         "collector": collecting_ms,
         "loop": max(0.0, working_ms - collecting_ms),
         "core": queued_ms,
-        "thread": min(waiting, max(0.0, others_ms)),
-        "blocked": waiting - min(waiting, max(0.0, others_ms)),
+        "thread": others,
+        "blocked": waiting - others,
     }
     return max(CAUSES, key=lambda cause: shares[cause])
 
