@@ -111,9 +111,12 @@ def single_writer(settings: ServeSettings) -> Iterator[None]:
 
 
 @contextlib.asynccontextmanager
-async def running_service(settings: ServeSettings) -> AsyncIterator[ServiceParts]:
+async def running_service(
+    settings: ServeSettings, collector: ShortCollections | None = None
+) -> AsyncIterator[ServiceParts]:
     """The service and its HTTP server running in this loop; on exit both stop, the
-    store closes, and an error that stopped the service is raised. `demo` shares it."""
+    store closes, and an error that stopped the service is raised. `demo` shares it.
+    A `collector` is the service's before its API listens, so no health lacks it."""
     import uvicorn
 
     from dashboard import STATIC
@@ -124,6 +127,7 @@ async def running_service(settings: ServeSettings) -> AsyncIterator[ServiceParts
 
     store = Store(settings.database_url)
     service = Service(settings, store)
+    service.collector = collector
     app = create_app(
         service,
         store,
@@ -214,15 +218,15 @@ async def serve(settings: ServeSettings) -> None:
     """The service and its HTTP server in one loop; SIGINT/SIGTERM stop both."""
 
     async def until_one_ends() -> None:
-        async with running_service(settings) as parts:
+        # Everything made to start, and from now on each full collection's survivors,
+        # kept out of the collector's walks (collector.py: a walk held every client).
+        collector = ShortCollections(settings.gc_sweep_every)
+        async with running_service(settings, collector) as parts:
             on_uvloop = type(asyncio.get_running_loop()).__module__.startswith("uvloop")
             if settings.event_loop == "uvloop" and not on_uvloop:
                 log.warning("uvloop is not installed: running on the event loop: asyncio")
             else:
                 log.info("running on the event loop: %s", settings.event_loop)
-            # Everything made to start, and from now on each full collection's survivors,
-            # kept out of the collector's walks (collector.py: a walk held every client).
-            collector = parts.service.collector = ShortCollections(settings.gc_sweep_every)
             collecting = asyncio.create_task(collector.run())
             try:
                 await asyncio.wait({parts.running, parts.http}, return_when=asyncio.FIRST_COMPLETED)

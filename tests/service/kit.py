@@ -42,7 +42,8 @@ class Server:
         data_dir.mkdir(parents=True, exist_ok=True)
         self.log = data_dir / f"serve-{uuid.uuid4().hex[:6]}.log"  # every start's stderr
 
-    async def start(self) -> None:
+    async def start(self, poll: float = 0.1) -> dict[str, Any]:
+        """Start it; the first health it answers, asked every `poll` seconds."""
         with self.log.open("ab") as log:
             self.proc = subprocess.Popen(self.args, stdout=subprocess.DEVNULL, stderr=log)
         self.starts += 1
@@ -52,10 +53,10 @@ class Server:
                 if self.proc.poll() is not None:
                     raise RuntimeError(f"serve exited: {self.errors()[-2000:]}")
                 try:
-                    await asyncio.to_thread(urllib.request.urlopen, url, timeout=1)
-                    return
+                    response = await asyncio.to_thread(urllib.request.urlopen, url, timeout=1)
+                    return dict(json.loads(response.read()))
                 except OSError:
-                    await asyncio.sleep(0.1)
+                    await asyncio.sleep(poll)
 
     def errors(self) -> str:
         """What the service wrote to stderr, all its starts."""

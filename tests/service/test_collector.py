@@ -123,10 +123,12 @@ async def test_serve_keeps_its_objects_out_of_full_collections_and_sweeps(
     base = f"gc-{uuid.uuid4().hex[:8]}"
     server = Server(mqtt_url, store_url, base, tmp_path, "--gc-sweep-every", "0.5")
     try:
-        await server.start()
+        first = await server.start(poll=0.001)  # the first answer it gives
+        assert first["collector"] is not None, "the API listened before the collector was set"
         async with asyncio.timeout(20):
             while True:
                 collector = (await server.health())["collector"]
+                assert collector is not None, "a health of `mjtable serve` without its collector"
                 if collector["sweeps"] >= 1:
                     break
                 await asyncio.sleep(0.1)
