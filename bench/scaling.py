@@ -28,8 +28,8 @@ busiest process's CPU as a share of one process's alone (aim: about 1/k). Beside
 (`--no-share-alone` to skip), one process alone on one member's share (a k-th of the
 tables at a k-th of the rate): a member that pays what that process pays pays nothing
 for the others' tables, and what it pays beyond 1/k of one alone is what a lighter load
-costs an event in any process (fewer events in each transaction and each wake of the
-loop).
+costs an event in any process: each comes after a longer sleep, which on a virtual machine
+costs the thread more (`bench/wake_cost.py` measures that alone).
 """
 
 from __future__ import annotations
