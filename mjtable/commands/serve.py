@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from firmware_bridge.stopping import cancel_and_wait
 from mjtable.settings_cli import add_settings_arguments, settings_from
+from table_service.service import cpu_slice
 from table_service.service.collector import ShortCollections
 from table_service.service.settings import ServeSettings, load_serve_settings
 
@@ -218,6 +219,8 @@ async def serve(settings: ServeSettings) -> None:
     """The service and its HTTP server in one loop; SIGINT/SIGTERM stop both."""
 
     async def until_one_ends() -> None:
+        # asked on the loop's thread before any other starts: they inherit it
+        log.info("scheduling: %s", cpu_slice.ask(settings.cpu_slice_us))
         # Everything made to start, and from now on each full collection's survivors,
         # kept out of the collector's walks (collector.py: a walk held every client).
         collector = ShortCollections(settings.gc_sweep_every)
