@@ -4,7 +4,7 @@ Linux's scheduler (EEVDF, 6.6 and later) lets a running task finish its slice (1
 default on a 2-core machine) before a task that wakes takes its core, whatever their
 priorities: the loop's thread, woken by an event, waited behind the slices of whatever
 ran (the bridges of a benchmark at nice 19, PostgreSQL, the broker), 3–5 ms at a time
-and over 10 ms when two came in a row. Since 6.12 a task may ask for a shorter slice
+at 500 events/s (`perf sched`). Since 6.12 a task may ask for a shorter slice
 (`sched_setattr`'s `sched_runtime`, no privilege needed), and a woken task with a shorter
 slice than the running one's takes the core at once (the kernel's PREEMPT_SHORT). It
 pays for that by being preempted as soon too, which suits a loop that works in short
