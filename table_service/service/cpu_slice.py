@@ -24,7 +24,8 @@ from typing import Final
 
 # sched_setattr's number on the architectures Linux runs this service on
 SCHED_SETATTR: Final = {"x86_64": 314, "aarch64": 274, "armv7l": 380}
-SCHED_NORMAL: Final = 0
+FAIR: Final = frozenset({os.SCHED_OTHER, os.SCHED_BATCH, os.SCHED_IDLE})  # slices apply
+SCHED_FLAG_RESET_ON_FORK: Final = 0x01
 SLICE_FIELD: Final = "se.slice"  # in /proc/thread-self/sched since the kernel honours it
 
 
@@ -58,16 +59,22 @@ def current_slice_us() -> int | None:
 
 
 def ask(slice_us: int) -> str:
-    """Ask a slice of `slice_us` µs for the calling thread (its policy and nice kept);
-    what came of it, for the log."""
+    """Ask a slice of `slice_us` µs for the calling thread (its policy, nice and
+    reset-on-fork kept; a real-time policy is not touched); what came of it, for the log."""
     if slice_us <= 0:
         return "the kernel's own slice (cpu_slice_us 0)"
     number = SCHED_SETATTR.get(platform.machine())
     if not sys.platform.startswith("linux") or number is None:
         return f"the kernel's own slice ({sys.platform} {platform.machine()}: no sched_setattr)"
+    policy = os.sched_getscheduler(0)
+    reset_on_fork = policy & os.SCHED_RESET_ON_FORK
+    policy &= ~os.SCHED_RESET_ON_FORK
+    if policy not in FAIR:  # a real-time policy an operator chose: left as it is
+        return f"the kernel's own slice (scheduling policy {policy} is not a fair one)"
     attr = _SchedAttr(
         size=ctypes.sizeof(_SchedAttr),
-        sched_policy=SCHED_NORMAL,
+        sched_policy=policy,  # kept, as are its nice and its reset-on-fork
+        sched_flags=SCHED_FLAG_RESET_ON_FORK if reset_on_fork else 0,
         sched_nice=os.getpriority(os.PRIO_PROCESS, 0),  # PRIO_PROCESS 0: this thread
         sched_runtime=slice_us * 1000,
     )

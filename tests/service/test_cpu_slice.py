@@ -4,6 +4,7 @@ kernel has no slice to ask for (before Linux 6.12), the tests that need one skip
 
 from __future__ import annotations
 
+import os
 import threading
 import uuid
 from collections.abc import Callable
@@ -47,6 +48,22 @@ def test_a_thread_gets_the_slice_it_asks_and_the_threads_it_starts_inherit_it() 
     assert (own, inherited) == (wanted, wanted)
     assert f"a slice of {wanted} µs" in said
     assert in_a_thread(cpu_slice.current_slice_us) == default  # the asker's alone
+
+
+def test_a_batch_thread_keeps_its_policy_and_nice() -> None:
+    needs_slices()
+
+    def batch_then_ask() -> tuple[int, int, int | None]:
+        os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
+        os.setpriority(os.PRIO_PROCESS, 0, 5)  # this thread only, on Linux
+        cpu_slice.ask(300)
+        return (
+            os.sched_getscheduler(0),
+            os.getpriority(os.PRIO_PROCESS, 0),
+            cpu_slice.current_slice_us(),
+        )
+
+    assert in_a_thread(batch_then_ask) == (os.SCHED_BATCH, 5, 300)
 
 
 def test_zero_leaves_the_kernels_own_slice() -> None:
