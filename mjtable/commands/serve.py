@@ -219,8 +219,9 @@ async def serve(settings: ServeSettings) -> None:
     """The service and its HTTP server in one loop; SIGINT/SIGTERM stop both."""
 
     async def until_one_ends() -> None:
-        # asked on the loop's thread before any other starts: they inherit it
-        log.info("scheduling: %s", cpu_slice.ask(settings.cpu_slice_us))
+        # asked on the loop's thread before any other starts: they inherit it (said once
+        # started, so a service that cannot start says one line)
+        scheduling = cpu_slice.ask(settings.cpu_slice_us)
         # Everything made to start, and from now on each full collection's survivors,
         # kept out of the collector's walks (collector.py: a walk held every client).
         collector = ShortCollections(settings.gc_sweep_every)
@@ -230,6 +231,7 @@ async def serve(settings: ServeSettings) -> None:
                 log.warning("uvloop is not installed: running on the event loop: asyncio")
             else:
                 log.info("running on the event loop: %s", settings.event_loop)
+            log.info("scheduling: %s", scheduling)
             collecting = asyncio.create_task(collector.run())
             try:
                 await asyncio.wait({parts.running, parts.http}, return_when=asyncio.FIRST_COMPLETED)
